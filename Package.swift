@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "chorus",
+    products: [
+        .executable(name: "chorusd", targets: ["chorusd"]),
+    ],
+    targets: [
+        // C shims over system libraries.
+        .target(name: "CLinux"),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // Pure layers.
+        .target(name: "ChorusProtocol"),
+        .target(name: "ChorusCore", dependencies: ["ChorusProtocol"]),
+        .target(name: "ChorusStore", dependencies: ["CSQLite", "ChorusCore"]),
+        .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL"]),
+
+        // Wiring.
+        .target(name: "ChorusServer", dependencies: [
+            "ChorusProtocol", "ChorusCore", "ChorusStore", "ChorusCrypto", "ChorusNet",
+        ]),
+        .target(name: "ChorusClient", dependencies: ["ChorusNet", "ChorusProtocol", "COpenSSL"]),
+        .executableTarget(name: "chorusd", dependencies: ["ChorusServer"]),
+
+        .testTarget(name: "ChorusProtocolTests", dependencies: ["ChorusProtocol"]),
+        .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
+        .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore"]),
+        .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCrypto", "chorusd"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,30 @@
+#ifndef CLINUX_H
+#define CLINUX_H
+// Linux system calls Swift's Glibc module does not expose cleanly.
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/resource.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <pthread.h>
+
+// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC, which Swift cannot spell as one constant.
+int clinux_accept_nonblocking(int fd, struct sockaddr *addr, socklen_t *len);
+// The calling thread's errno (Swift cannot read the TLS variable directly on all setups).
+int clinux_errno(void);
+// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread (and threads it later creates).
+int clinux_block_shutdown_signals(void);
+// A signalfd that reports SIGTERM, SIGINT and SIGHUP.
+int clinux_shutdown_signalfd(void);
+#endif

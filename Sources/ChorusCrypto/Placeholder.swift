@@ -1,0 +1,2 @@
+import COpenSSL
+let opensslVersion = OpenSSL_version_num()

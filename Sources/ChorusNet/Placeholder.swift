@@ -1,0 +1,3 @@
+import CLinux
+import COpenSSL
+let epollProbe = epoll_create1(0)

@@ -1,0 +1,2 @@
+import CSQLite
+let sqliteVersion = sqlite3_libversion_number()
