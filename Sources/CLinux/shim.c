@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CLinux.h"
 
 int clinux_accept_nonblocking(int fd, struct sockaddr *addr, socklen_t *len) {

@@ -1,9 +1,8 @@
 #ifndef CLINUX_H
 #define CLINUX_H
 // Linux system calls Swift's Glibc module does not expose cleanly.
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
+// No _GNU_SOURCE here: it changes glibc's struct layouts (fd_set) and would then clash
+// with the same headers seen through COpenSSL. shim.c defines it for itself.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
