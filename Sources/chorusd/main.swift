@@ -1,1 +1,84 @@
-print("chorusd")
+import ChorusCore
+import ChorusServer
+import ChorusStore
+import CLinux
+import Foundation
+
+// chorusd: flags, signals and wiring only; the server lives in ChorusServer.
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("chorusd: \(message)\n".utf8))
+    exit(2)
+}
+
+// Block the shutdown signals before any thread exists, so every thread inherits the
+// mask and only the signalfd below sees them.
+_ = clinux_block_shutdown_signals()
+
+let action: Flags.Action
+do {
+    action = try Flags.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail(error.message)
+}
+
+switch action {
+case .help:
+    print(Flags.usage)
+case .version:
+    print("chorusd 0.1")
+case .admin(let grant, let name, let dataDirectory):
+    AdminCommand.run(grant: grant, name: name, dataDirectory: dataDirectory)
+case .serve(let configuration):
+    serve(configuration)
+}
+
+func serve(_ configuration: ServerConfiguration) {
+    if configuration.scrypt.logN < 14 {
+        Log.info("warning: --scrypt-log-n \(configuration.scrypt.logN) makes password hashes cheap to crack; use it for tests only")
+    }
+    do {
+        switch try DefaultCertificate.ensure(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath) {
+        case .created(let fingerprint):
+            print("created a self-signed certificate in \(configuration.certificatePath) for localhost and 127.0.0.1")
+            print("certificate SHA-256 fingerprint: \(fingerprint)")
+        case .existing(let fingerprint):
+            print("certificate SHA-256 fingerprint: \(fingerprint)")
+        }
+    } catch {
+        fail("\(error)")
+    }
+
+    let signals = clinux_shutdown_signalfd()
+    guard signals >= 0 else { fail("cannot watch signals") }
+
+    let server: Server
+    do {
+        server = try Server.start(configuration)
+    } catch {
+        fail("\(error)")
+    }
+    print("chorusd 0.1 listening on \(configuration.host):\(server.port)")
+    fflush(stdout)
+
+    // The main thread has nothing else to do: it waits for SIGTERM or SIGINT.
+    var info = signalfd_siginfo()
+    while true {
+        let count = read(signals, &info, MemoryLayout<signalfd_siginfo>.size)
+        if count < 0 && clinux_errno() == EAGAIN {
+            var poll = pollfd(fd: signals, events: Int16(POLLIN), revents: 0)
+            _ = Glibc.poll(&poll, 1, -1)
+            continue
+        }
+        guard count == MemoryLayout<signalfd_siginfo>.size else { continue }
+        if Int32(info.ssi_signo) == SIGHUP {
+            Log.info("SIGHUP: certificate reload is not supported yet; ignoring")
+            continue
+        }
+        Log.info("signal \(info.ssi_signo): shutting down")
+        break
+    }
+    server.shutDown()
+    Log.info("stopped cleanly")
+    exit(0)
+}

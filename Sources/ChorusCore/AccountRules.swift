@@ -1,0 +1,37 @@
+/// The name and password rules of CONTRACT §4, checked before any hashing or storage.
+public enum AccountRules {
+    public static let nameLength = 2...32
+    public static let passwordBytes = 15...1024
+
+    /// Folds to lower case, then requires 2–32 of `a–z 0–9 . _ -`.
+    public static func normalizedName(_ raw: String) throws(ChorusError) -> String {
+        let name = raw.lowercased()
+        guard nameLength.contains(name.utf8.count), name.utf8.allSatisfy(isNameByte) else {
+            throw .badValue("a name is 2-32 of a-z 0-9 . _ - (got \(shown(raw)))")
+        }
+        return name
+    }
+
+    /// 15–1024 bytes of UTF-8, any characters, never truncated.
+    public static func checkPassword(_ password: String) throws(ChorusError) {
+        let count = password.utf8.count
+        guard passwordBytes.contains(count) else {
+            throw .badValue("a password is 15-1024 bytes (got \(count)); a few words make a good one")
+        }
+    }
+
+    static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Echoes a rejected name back without letting a huge one flood the reply.
+    private static func shown(_ raw: String) -> String {
+        raw.count > 40 ? String(raw.prefix(40)) + "..." : raw
+    }
+}

@@ -1,0 +1,285 @@
+import CLinux
+import COpenSSL
+import Foundation
+
+/// What a connection tells its owner. Called on the loop thread.
+public protocol ConnectionDelegate: AnyObject {
+    /// The TLS handshake finished.
+    func connectionDidOpen(_ connection: Connection)
+    /// Decrypted bytes arrived.
+    func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer)
+    /// The connection is gone; no further calls follow.
+    func connectionDidClose(_ connection: Connection, reason: String)
+}
+
+/// One TLS connection on a non-blocking socket, owned by one event loop.
+///
+/// It handshakes, reads while its owner wants input, and queues output, writing it at the
+/// end of the loop turn so everything queued in one turn leaves in one `SSL_write`.
+/// OpenSSL may want the opposite direction from the one asked for (WANT_READ during a
+/// write, WANT_WRITE during a read); the epoll interest follows what it asked for.
+public final class Connection {
+    private enum State { case handshaking, open, closing, closed }
+
+    public let id: UInt64
+    public let peerHost: String
+    public weak var delegate: ConnectionDelegate?
+    /// Output bytes allowed to wait before the connection is dropped (`--sendq`).
+    public var maxQueuedBytes: Int
+
+    private let fd: Int32
+    private let ssl: OpaquePointer
+    private unowned let loop: EventLoop
+    private let readBuffer: ReadBuffer
+    private var state = State.handshaking
+    private var output: [UInt8] = []
+    private var outputStart = 0
+    private var flushScheduled = false
+    private var readingPaused = false
+    /// OpenSSL asked for the other direction to finish the current read or write.
+    private var readNeedsWritable = false
+    private var writeNeedsReadable = false
+    private var interest: UInt32 = 0
+
+    init(id: UInt64, fd: Int32, ssl: OpaquePointer, peerHost: String, loop: EventLoop, readBuffer: ReadBuffer, maxQueuedBytes: Int) {
+        self.id = id
+        self.fd = fd
+        self.ssl = ssl
+        self.peerHost = peerHost
+        self.loop = loop
+        self.readBuffer = readBuffer
+        self.maxQueuedBytes = maxQueuedBytes
+    }
+
+    deinit {
+        if state != .closed {
+            SSL_free(ssl)
+            Glibc.close(fd)
+        }
+    }
+
+    /// Starts watching the socket; the handshake begins when the client speaks.
+    func start() throws {
+        interest = EPOLLIN.rawValue
+        try loop.register(fd, events: interest) { [unowned self] events in self.handle(events) }
+    }
+
+    public var isOpen: Bool { state == .open }
+    public var queuedBytes: Int { output.count - outputStart }
+    /// The negotiated protocol, e.g. "TLSv1.3".
+    public var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
+
+    // MARK: Output
+
+    /// Queues bytes; they are written at the end of this loop turn. Over `maxQueuedBytes`
+    /// the connection is closed at once and the queue dropped: a slow reader never makes
+    /// anyone else wait.
+    public func send(_ bytes: [UInt8]) {
+        guard state == .open || state == .handshaking else { return }
+        output.append(contentsOf: bytes)
+        if queuedBytes > maxQueuedBytes {
+            close(reason: "send queue over \(maxQueuedBytes) bytes")
+            return
+        }
+        scheduleFlush()
+    }
+
+    /// Writes what is queued, then closes with a TLS close_notify.
+    public func closeAfterFlush() {
+        guard state == .open || state == .handshaking else { return }
+        state = .closing
+        scheduleFlush()
+    }
+
+    private func scheduleFlush() {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        loop.atEndOfTurn { [weak self] in
+            guard let self else { return }
+            self.flushScheduled = false
+            self.flush()
+        }
+    }
+
+    private func flush() {
+        guard state == .open || state == .closing else { return }
+        writeNeedsReadable = false
+        while outputStart < output.count {
+            let written = output.withUnsafeBytes { buffer in
+                SSL_write(ssl, buffer.baseAddress! + outputStart, Int32(clamping: buffer.count - outputStart))
+            }
+            if written > 0 {
+                outputStart += Int(written)
+                continue
+            }
+            switch SSL_get_error(ssl, written) {
+            case SSL_ERROR_WANT_WRITE:
+                updateInterest()
+                return
+            case SSL_ERROR_WANT_READ:
+                writeNeedsReadable = true
+                updateInterest()
+                return
+            default:
+                close(reason: "write failed: \(OpenSSLError.drainOrErrno())")
+                return
+            }
+        }
+        output.removeAll(keepingCapacity: output.capacity <= 65_536)
+        outputStart = 0
+        if state == .closing {
+            _ = SSL_shutdown(ssl)
+            close(reason: "closed")
+            return
+        }
+        updateInterest()
+    }
+
+    // MARK: Input
+
+    /// Stops reading: bytes wait in the kernel, which pushes back on the client.
+    public func pauseReading() {
+        guard !readingPaused else { return }
+        readingPaused = true
+        updateInterest()
+    }
+
+    public func resumeReading() {
+        guard readingPaused else { return }
+        readingPaused = false
+        updateInterest()
+        // OpenSSL may already hold decrypted bytes that epoll will never announce.
+        if state == .open && SSL_pending(ssl) > 0 {
+            loop.atEndOfTurn { [weak self] in self?.readAvailable() }
+        }
+    }
+
+    private func handle(_ events: UInt32) {
+        if state == .handshaking {
+            handshake()
+            return
+        }
+        if events & EPOLLOUT.rawValue != 0 {
+            if readNeedsWritable { readAvailable() }
+            if state == .open || state == .closing { flush() }
+        }
+        if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            if writeNeedsReadable { flush() }
+            if !readingPaused || events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { readAvailable() }
+        }
+    }
+
+    private func handshake() {
+        let result = SSL_do_handshake(ssl)
+        if result == 1 {
+            state = .open
+            updateInterest()
+            if queuedBytes > 0 { scheduleFlush() }
+            delegate?.connectionDidOpen(self)
+            if state == .open { readAvailable() }
+            return
+        }
+        switch SSL_get_error(ssl, result) {
+        case SSL_ERROR_WANT_READ:
+            readNeedsWritable = false
+            updateInterest()
+        case SSL_ERROR_WANT_WRITE:
+            readNeedsWritable = true
+            updateInterest()
+        default:
+            close(reason: "TLS handshake failed: \(OpenSSLError.drainOrErrno())")
+        }
+    }
+
+    /// Reads while there is input and the owner wants it. A bounded number of records per
+    /// turn keeps one busy client from starving the others.
+    private func readAvailable() {
+        readNeedsWritable = false
+        var rounds = 0
+        while state == .open && !readingPaused {
+            if rounds == 16 {
+                loop.atEndOfTurn { [weak self] in self?.readAvailable() }
+                return
+            }
+            rounds += 1
+            let count = SSL_read(ssl, readBuffer.pointer, Int32(readBuffer.capacity))
+            if count > 0 {
+                delegate?.connection(self, didReceive: UnsafeRawBufferPointer(start: readBuffer.pointer, count: Int(count)))
+                continue
+            }
+            switch SSL_get_error(ssl, count) {
+            case SSL_ERROR_WANT_READ:
+                updateInterest()
+                return
+            case SSL_ERROR_WANT_WRITE:
+                readNeedsWritable = true
+                updateInterest()
+                return
+            case SSL_ERROR_ZERO_RETURN:
+                close(reason: "client closed")
+                return
+            case SSL_ERROR_SYSCALL where ERR_peek_error() == 0:
+                close(reason: "connection reset")
+                return
+            default:
+                close(reason: "read failed: \(OpenSSLError.drainOrErrno())")
+                return
+            }
+        }
+    }
+
+    private func updateInterest() {
+        guard state != .closed else { return }
+        var wanted: UInt32 = EPOLLRDHUP.rawValue
+        let wantsInput = state == .handshaking ? !readNeedsWritable : !readingPaused
+        if wantsInput || writeNeedsReadable { wanted |= EPOLLIN.rawValue }
+        if readNeedsWritable || (outputStart < output.count && !writeNeedsReadable && !flushScheduled) {
+            wanted |= EPOLLOUT.rawValue
+        }
+        if wanted != interest {
+            interest = wanted
+            loop.modify(fd, events: wanted)
+        }
+    }
+
+    // MARK: Closing
+
+    /// Closes now, dropping queued output. The delegate hears about it once.
+    public func close(reason: String) {
+        guard state != .closed else { return }
+        state = .closed
+        loop.unregister(fd)
+        SSL_free(ssl)
+        Glibc.close(fd)
+        output = []
+        outputStart = 0
+        delegate?.connectionDidClose(self, reason: reason)
+        delegate = nil
+    }
+}
+
+@available(*, unavailable)
+extension Connection: Sendable {}
+
+/// The loop's one scratch buffer for reads: each read is handed on before the next.
+final class ReadBuffer {
+    let capacity = 16_384
+    let pointer: UnsafeMutableRawPointer
+
+    init() {
+        pointer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit {
+        pointer.deallocate()
+    }
+}
+
+extension OpenSSLError {
+    /// OpenSSL's reason, or errno's when OpenSSL has none (a reset socket).
+    static func drainOrErrno() -> String {
+        if ERR_peek_error() != 0 { return drain() }
+        let code = clinux_errno()
+        return code == 0 ? "connection closed" : String(cString: strerror(code))
+    }
+}

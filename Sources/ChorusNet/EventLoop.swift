@@ -1,0 +1,231 @@
+import CLinux
+import Foundation
+import Synchronization
+
+/// One thread that waits on epoll and runs everything its sockets and timers need.
+///
+/// Nothing here knows about chores. File descriptors get a handler, timers get a closure,
+/// and other threads hand work in with `execute`, which wakes the loop through an eventfd.
+/// The handlers, timers and deferred work are only touched on the loop thread.
+public final class EventLoop: @unchecked Sendable {
+    // Safety of @unchecked Sendable: `handlers`, `timers`, `timerActions`, `endOfTurn`,
+    // and `running` are read and written only on the loop thread (checked with
+    // `assertOnLoop`); the only state other threads touch is `inbox`, behind a Mutex, and
+    // the immutable file descriptors.
+    public typealias Handler = (_ events: UInt32) -> Void
+
+    public struct TimerHandle: Hashable, Sendable {
+        let id: UInt64
+    }
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private var handlers: [Int32: Handler] = [:]
+    private var timers = TimerHeap()
+    private var timerActions: [UInt64: () -> Void] = [:]
+    private var nextTimerID: UInt64 = 0
+    private var endOfTurn: [() -> Void] = []
+    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private var running = false
+    /// The loop thread's pthread id (0 before `run`): atomic because any thread may ask `isOnLoop`.
+    private let loopThread = Atomic<UInt>(0)
+
+    public init() throws {
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw NetError.system("epoll_create1") }
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wakeFD >= 0 else {
+            Glibc.close(epollFD)
+            throw NetError.system("eventfd")
+        }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = wakeFD
+        epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event)
+    }
+
+    deinit {
+        Glibc.close(wakeFD)
+        Glibc.close(epollFD)
+    }
+
+    /// True when called from this loop's own thread.
+    public var isOnLoop: Bool {
+        let thread = loopThread.load(ordering: .acquiring)
+        return thread != 0 && pthread_equal(thread, pthread_self()) != 0
+    }
+
+    public func assertOnLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(isOnLoop, "event loop state touched off its thread", file: file, line: line)
+    }
+
+    // MARK: Work from other threads
+
+    /// Runs `work` on the loop thread soon. Safe from any thread.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        let wasEmpty = inbox.withLock { queue in
+            queue.append(work)
+            return queue.count == 1
+        }
+        if wasEmpty {
+            var one: UInt64 = 1
+            _ = Glibc.write(wakeFD, &one, 8)
+        }
+    }
+
+    /// Asks the loop to return from `run()` after the current turn.
+    public func stop() {
+        execute { [self] in running = false }
+    }
+
+    // MARK: File descriptors (loop thread only)
+
+    public func register(_ fd: Int32, events: UInt32, handler: @escaping Handler) throws {
+        assertOnLoop()
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else {
+            throw NetError.system("epoll_ctl add")
+        }
+        handlers[fd] = handler
+    }
+
+    public func modify(_ fd: Int32, events: UInt32) {
+        assertOnLoop()
+        var event = epoll_event()
+        event.events = events
+        event.data.fd = fd
+        epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event)
+    }
+
+    public func unregister(_ fd: Int32) {
+        assertOnLoop()
+        var event = epoll_event()
+        epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
+        handlers[fd] = nil
+    }
+
+    // MARK: Timers (loop thread only)
+
+    @discardableResult
+    public func schedule(after seconds: Double, _ action: @escaping () -> Void) -> TimerHandle {
+        assertOnLoop()
+        nextTimerID += 1
+        let delay = UInt64(max(0, seconds) * 1_000_000_000)
+        timers.push(.init(deadline: MonotonicTime.nanoseconds() + delay, id: nextTimerID))
+        timerActions[nextTimerID] = action
+        return TimerHandle(id: nextTimerID)
+    }
+
+    /// Cancelled timers stay in the heap until their time and are then skipped.
+    public func cancel(_ timer: TimerHandle) {
+        assertOnLoop()
+        timerActions[timer.id] = nil
+    }
+
+    /// Runs `work` after this turn's socket events: lets a session coalesce everything
+    /// queued during the turn into one write.
+    public func atEndOfTurn(_ work: @escaping () -> Void) {
+        assertOnLoop()
+        endOfTurn.append(work)
+    }
+
+    // MARK: Running
+
+    /// Runs the loop on the calling thread until `stop()`.
+    public func run() {
+        loopThread.store(pthread_self(), ordering: .releasing)
+        running = true
+        let capacity = 256
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        while running {
+            let count = epoll_wait(epollFD, events, Int32(capacity), waitTimeoutMilliseconds())
+            if count < 0 && clinux_errno() != EINTR {
+                FileHandle.standardError.write(Data("chorusd: epoll_wait: \(String(cString: strerror(clinux_errno())))\n".utf8))
+                break
+            }
+            for index in 0..<max(0, Int(count)) {
+                let event = events[index]
+                if event.data.fd == wakeFD {
+                    drainWakeups()
+                } else if let handler = handlers[event.data.fd] {
+                    handler(event.events)
+                }
+            }
+            runInbox()
+            runDueTimers()
+            runEndOfTurn()
+        }
+        runInbox()
+        runEndOfTurn()
+    }
+
+    /// Starts `run()` on a new thread with the given name.
+    public func startThread(name: String) -> Thread {
+        let thread = Thread { [self] in self.run() }
+        thread.name = name
+        thread.stackSize = 1 << 20
+        thread.start()
+        return thread
+    }
+
+    private func waitTimeoutMilliseconds() -> Int32 {
+        if !endOfTurn.isEmpty { return 0 }
+        guard let next = timers.first else { return -1 }
+        let now = MonotonicTime.nanoseconds()
+        if next.deadline <= now { return 0 }
+        let milliseconds = (next.deadline - now + 999_999) / 1_000_000
+        return Int32(min(milliseconds, 60_000))
+    }
+
+    private func drainWakeups() {
+        var value: UInt64 = 0
+        _ = Glibc.read(wakeFD, &value, 8)
+    }
+
+    private func runInbox() {
+        let work = inbox.withLock { queue -> [@Sendable () -> Void] in
+            let taken = queue
+            queue.removeAll(keepingCapacity: true)
+            return taken
+        }
+        for item in work { item() }
+    }
+
+    private func runDueTimers() {
+        let now = MonotonicTime.nanoseconds()
+        while let next = timers.first, next.deadline <= now {
+            _ = timers.pop()
+            if let action = timerActions.removeValue(forKey: next.id) { action() }
+        }
+    }
+
+    private func runEndOfTurn() {
+        // Work added while running (a flush that closes and schedules more) runs this turn too.
+        while !endOfTurn.isEmpty {
+            let work = endOfTurn
+            endOfTurn.removeAll(keepingCapacity: true)
+            for item in work { item() }
+        }
+    }
+}
+
+/// A value that belongs to one event loop: it may be carried across threads, but only
+/// opened on its loop (checked), so loop-owned objects can ride in `@Sendable` closures.
+public struct LoopBound<Value>: @unchecked Sendable {
+    // Safety: `value` is only reachable through the getter, which asserts the loop thread.
+    public let loop: EventLoop
+    private let wrapped: Value
+
+    public init(_ value: Value, loop: EventLoop) {
+        self.loop = loop
+        self.wrapped = value
+    }
+
+    public var value: Value {
+        loop.assertOnLoop()
+        return wrapped
+    }
+}

@@ -1,0 +1,93 @@
+import CLinux
+import Foundation
+
+/// A listening TCP socket on an event loop that turns each accepted socket into a TLS
+/// `Connection` and hands it to `onAccept`.
+public final class Listener {
+    public let port: Int
+    private let fd: Int32
+    private unowned let loop: EventLoop
+    private let tls: TLSServerContext
+    private let readBuffer = ReadBuffer()
+    private let maxQueuedBytes: Int
+    private let onAccept: (Connection) -> Void
+    private var nextConnectionID: UInt64 = 0
+    private var paused = false
+    private var closed = false
+
+    /// Binds now (so a busy port fails at start); call `start()` on the loop thread.
+    public init(host: String, port: Int, loop: EventLoop, tls: TLSServerContext, maxQueuedBytes: Int,
+                onAccept: @escaping (Connection) -> Void) throws {
+        let bound = try Sockets.listen(host: host, port: port)
+        self.fd = bound.fd
+        self.port = bound.port
+        self.loop = loop
+        self.tls = tls
+        self.maxQueuedBytes = maxQueuedBytes
+        self.onAccept = onAccept
+    }
+
+    deinit {
+        if !closed { Glibc.close(fd) }
+    }
+
+    public func start() throws {
+        try loop.register(fd, events: EPOLLIN.rawValue) { [unowned self] _ in self.acceptAll() }
+    }
+
+    /// Stops accepting; connections already made are not touched.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        loop.unregister(fd)
+        Glibc.close(fd)
+    }
+
+    private func acceptAll() {
+        while !closed {
+            let accepted: (fd: Int32, host: String)?
+            do {
+                accepted = try Sockets.accept(fd)
+            } catch let error as NetError {
+                if error.errno == EMFILE || error.errno == ENFILE || error.errno == ENOBUFS || error.errno == ENOMEM {
+                    pauseAccepting(because: error)
+                }
+                return
+            } catch {
+                return
+            }
+            guard let accepted else { return }
+            guard let ssl = tls.makeSession(fd: accepted.fd) else {
+                Glibc.close(accepted.fd)
+                continue
+            }
+            nextConnectionID += 1
+            let connection = Connection(id: nextConnectionID, fd: accepted.fd, ssl: ssl, peerHost: accepted.host,
+                                        loop: loop, readBuffer: readBuffer, maxQueuedBytes: maxQueuedBytes)
+            do {
+                try connection.start()
+            } catch {
+                connection.close(reason: "cannot watch socket")
+                continue
+            }
+            onAccept(connection)
+        }
+    }
+
+    /// Out of descriptors: stop watching the listener for a moment instead of spinning on
+    /// a readable socket we cannot accept, then try again.
+    private func pauseAccepting(because error: NetError) {
+        guard !paused else { return }
+        paused = true
+        FileHandle.standardError.write(Data("chorusd: \(error.message); pausing accepts for 100 ms\n".utf8))
+        loop.modify(fd, events: 0)
+        loop.schedule(after: 0.1) { [weak self] in
+            guard let self, !self.closed else { return }
+            self.paused = false
+            self.loop.modify(self.fd, events: EPOLLIN.rawValue)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension Listener: Sendable {}

@@ -1,3 +1,0 @@
-import CLinux
-import COpenSSL
-let epollProbe = epoll_create1(0)

@@ -1,0 +1,83 @@
+import COpenSSL
+import Foundation
+
+/// The server's OpenSSL configuration: Mozilla "intermediate" (TLS 1.2 and 1.3; for 1.2
+/// only ECDHE with AES-GCM or ChaCha20-Poly1305), groups X25519, P-256, P-384, no
+/// compression, no renegotiation.
+public final class TLSServerContext: @unchecked Sendable {
+    // Safety: an SSL_CTX may be shared by threads for SSL_new once configured; it is not
+    // changed after init.
+    let context: OpaquePointer
+
+    public static let tls12Ciphers = [
+        "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
+        "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
+        "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+    ].joined(separator: ":")
+    public static let tls13Suites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
+    public static let groups = "X25519:P-256:P-384"
+
+    public init(certificatePath: String, keyPath: String) throws {
+        guard let context = SSL_CTX_new(TLS_server_method()) else {
+            throw NetError("cannot create TLS context: \(OpenSSLError.drain())")
+        }
+        self.context = context
+        do {
+            try Self.configure(context)
+            guard SSL_CTX_use_certificate_chain_file(context, certificatePath) == 1 else {
+                throw NetError("cannot read certificate \(certificatePath): \(OpenSSLError.drain())")
+            }
+            guard SSL_CTX_use_PrivateKey_file(context, keyPath, SSL_FILETYPE_PEM) == 1 else {
+                throw NetError("cannot read private key \(keyPath): \(OpenSSLError.drain())")
+            }
+            guard SSL_CTX_check_private_key(context) == 1 else {
+                throw NetError("private key \(keyPath) does not match certificate \(certificatePath)")
+            }
+        } catch {
+            SSL_CTX_free(context)
+            throw error
+        }
+    }
+
+    deinit {
+        SSL_CTX_free(context)
+    }
+
+    static func configure(_ context: OpaquePointer) throws {
+        guard copenssl_ctx_set_min_proto(context, COPENSSL_TLS1_2_VERSION) == 1,
+              copenssl_ctx_set_max_proto(context, COPENSSL_TLS1_3_VERSION) == 1,
+              SSL_CTX_set_cipher_list(context, tls12Ciphers) == 1,
+              SSL_CTX_set_ciphersuites(context, tls13Suites) == 1,
+              copenssl_ctx_set_groups(context, groups) == 1
+        else {
+            throw NetError("cannot configure TLS: \(OpenSSLError.drain())")
+        }
+        SSL_CTX_set_options(context, COPENSSL_OP_NO_COMPRESSION | COPENSSL_OP_NO_RENEGOTIATION)
+        // Partial writes and a moving buffer let a session keep appending to its output
+        // while a write waits; releasing buffers keeps idle sessions small.
+        _ = copenssl_ctx_set_mode(context, COPENSSL_MODE_PARTIAL_WRITE | COPENSSL_MODE_MOVING_BUFFER | COPENSSL_MODE_RELEASE_BUFFERS)
+    }
+
+    /// A fresh SSL for one accepted socket, in server mode.
+    func makeSession(fd: Int32) -> OpaquePointer? {
+        guard let ssl = SSL_new(context) else { return nil }
+        SSL_set_fd(ssl, fd)
+        SSL_set_accept_state(ssl)
+        return ssl
+    }
+}
+
+/// OpenSSL's thread-local error queue, read and cleared.
+public enum OpenSSLError {
+    public static func drain() -> String {
+        var reasons: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            reasons.append(String(nulTerminated: buffer))
+        }
+        return reasons.isEmpty ? "unknown error" : reasons.joined(separator: "; ")
+    }
+}

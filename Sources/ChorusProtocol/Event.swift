@@ -1,0 +1,55 @@
+import Foundation
+
+/// Something that happened, told to sessions between replies (CONTRACT §6).
+public struct Event: Sendable {
+    public let name: String
+    /// The event log id; nil for events that are not stored (`bye`).
+    public let id: Int64?
+    public let at: Date
+    public let by: String?
+    public let payload: [(String, JSONValue)]
+    /// What a person reads after `* `.
+    public let text: String
+
+    public init(name: String, id: Int64?, at: Date, by: String?, payload: [(String, JSONValue)], text: String) {
+        self.name = name
+        self.id = id
+        self.at = at
+        self.by = by
+        self.payload = payload
+        self.text = text
+    }
+
+    /// Renders both forms once; every recipient gets the same bytes.
+    public func rendered() -> RenderedEvent {
+        var text: [UInt8] = []
+        TextLine.append("* " + TextLine.sanitized(self.text), to: &text)
+        var fields: [(String, JSONValue)] = [
+            ("type", .string("event")),
+            ("event", .string(name)),
+            ("id", id.map { .int($0) } ?? .null),
+            ("at", .string(Timestamp.rfc3339(at))),
+            ("by", .string(by)),
+        ]
+        fields.append(contentsOf: payload)
+        var json: [UInt8] = []
+        JSONValue.encodeFields(fields, into: &json)
+        json.append(contentsOf: [0x0d, 0x0a])
+        return RenderedEvent(text: text, json: json)
+    }
+}
+
+/// An event's wire bytes in both modes, shared by reference among all its recipients.
+public final class RenderedEvent: Sendable {
+    public let text: [UInt8]
+    public let json: [UInt8]
+
+    public init(text: [UInt8], json: [UInt8]) {
+        self.text = text
+        self.json = json
+    }
+
+    public func bytes(for mode: OutputMode) -> [UInt8] {
+        mode == .text ? text : json
+    }
+}

@@ -1,0 +1,209 @@
+/// Turns one request line into a typed `Request` (CONTRACT §2):
+/// `[@TAG] VERB [SUBVERB] ARGS...`, with quoted words, `key=value` options and, for text
+/// verbs, the rest of the line taken verbatim.
+public enum RequestParser {
+    public enum Outcome: Equatable, Sendable {
+        /// Nothing but spaces: ignored, like an empty line.
+        case empty
+        case request(Request)
+        /// The tag is kept when it was readable, so the error reply carries it.
+        case failure(tag: String?, ChorusError)
+    }
+
+    public static let maxTagLength = 64
+
+    public static func parse(_ bytes: [UInt8]) -> Outcome {
+        guard let line = String(validating: bytes, as: UTF8.self) else {
+            return .failure(tag: nil, .syntax("invalid UTF-8"))
+        }
+        return parse(line)
+    }
+
+    public static func parse(_ line: String) -> Outcome {
+        var scanner = LineScanner(Array(line.utf8))
+        scanner.skipSpaces()
+        if scanner.atEnd { return .empty }
+
+        var tag: String?
+        if scanner.peek == UInt8(ascii: "@") {
+            let word = scanner.bareWord()
+            let name = word.dropFirst()
+            guard !name.isEmpty, name.count <= maxTagLength, name.utf8.allSatisfy(isTagByte) else {
+                return .failure(tag: nil, .syntax("bad tag: @ and 1-64 of A-Z a-z 0-9 . _ : -"))
+            }
+            tag = String(name)
+            scanner.skipSpaces()
+        }
+        if let control = scanner.firstControlCharacter() {
+            return .failure(tag: tag, .syntax("control character 0x\(String(control, radix: 16)) in line"))
+        }
+        do throws(ChorusError) {
+            let request = try parseCommand(&scanner, tag: tag)
+            return .request(request)
+        } catch {
+            return .failure(tag: tag, error)
+        }
+    }
+
+    private static func parseCommand(_ scanner: inout LineScanner, tag: String?) throws(ChorusError) -> Request {
+        let verb = scanner.bareWord().uppercased()
+        if verb.isEmpty {
+            throw .syntax("missing command; try HELP")
+        }
+        var subverb: String?
+        if CommandTable.hasSubverbs(verb) {
+            scanner.skipSpaces()
+            let word = scanner.bareWord().uppercased()
+            guard !word.isEmpty, CommandTable.spec(verb: verb, subverb: word) != nil else {
+                let usages = CommandTable.rows(forVerb: verb).map(\.usage).joined(separator: " | ")
+                throw .syntax((word.isEmpty ? "missing" : "unknown") + " \(verb) command; usage: \(usages)")
+            }
+            subverb = word
+        }
+        guard let spec = CommandTable.spec(verb: verb, subverb: subverb) else {
+            throw .syntax("unknown command \(verb); try HELP")
+        }
+        let arguments = try readArguments(&scanner, spec: spec)
+        return Request(tag: tag, command: try spec.build(arguments), verb: spec.name, needsLogin: spec.needsLogin)
+    }
+
+    private static func readArguments(_ scanner: inout LineScanner, spec: CommandSpec) throws(ChorusError) -> ParsedArguments {
+        var positional: [String] = []
+        var options: [String: String] = [:]
+        let usage = spec.usage
+        func usageError(_ reason: String) -> ChorusError { .syntax("\(reason); usage: \(usage)") }
+
+        if let textName = spec.text {
+            for _ in spec.arguments {
+                scanner.skipSpaces()
+                guard !scanner.atEnd else { throw usageError("missing \(textName)") }
+                positional.append(try scanner.word(usage: usage))
+            }
+            scanner.skipSpaces()
+            let text = scanner.rest()
+            guard !text.isEmpty else { throw usageError("missing \(textName)") }
+            return ParsedArguments(positional: positional, options: [:], text: text, usage: usage)
+        }
+
+        let allowedOptions = Set(spec.optionKeys)
+        while true {
+            scanner.skipSpaces()
+            if scanner.atEnd { break }
+            if let key = scanner.optionKey() {
+                guard allowedOptions.contains(key) else {
+                    throw usageError(allowedOptions.isEmpty ? "\(spec.name) takes no options" : "unknown option \(key)")
+                }
+                guard options[key] == nil else { throw usageError("option \(key) given twice") }
+                options[key] = try scanner.word(usage: usage)
+            } else {
+                positional.append(try scanner.word(usage: usage))
+            }
+        }
+        guard positional.count >= spec.minimumArguments else {
+            let missing = spec.arguments[positional.count].name
+            throw usageError("missing \(missing)")
+        }
+        guard positional.count <= spec.arguments.count else {
+            throw usageError("too many arguments")
+        }
+        return ParsedArguments(positional: positional, options: options, text: nil, usage: usage)
+    }
+
+    static func isTagByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
+             UInt8(ascii: ":"), UInt8(ascii: "-"):
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+/// A cursor over the bytes of one line. Every syntax character is ASCII, so slicing at
+/// them keeps valid UTF-8 valid.
+struct LineScanner {
+    private let bytes: [UInt8]
+    private var index = 0
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    var atEnd: Bool { index >= bytes.count }
+    var peek: UInt8? { atEnd ? nil : bytes[index] }
+
+    static func isSpace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    mutating func skipSpaces() {
+        while let byte = peek, LineScanner.isSpace(byte) { index += 1 }
+    }
+
+    /// Control characters other than tab are refused: they would garble other people's terminals.
+    func firstControlCharacter() -> UInt8? {
+        bytes[index...].first { ($0 < 0x20 && $0 != UInt8(ascii: "\t")) || $0 == 0x7f }
+    }
+
+    /// Up to the next space, taken literally.
+    mutating func bareWord() -> String {
+        let start = index
+        while let byte = peek, !LineScanner.isSpace(byte) { index += 1 }
+        return String(decoding: bytes[start..<index], as: UTF8.self)
+    }
+
+    /// Everything left, verbatim (a text verb's text).
+    mutating func rest() -> String {
+        defer { index = bytes.count }
+        return String(decoding: bytes[index...], as: UTF8.self)
+    }
+
+    /// When the cursor is at `key=`, consumes it and returns the key (lower-cased).
+    mutating func optionKey() -> String? {
+        var cursor = index
+        while cursor < bytes.count {
+            let byte = bytes[cursor]
+            let isKeyByte = (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte == UInt8(ascii: "_")
+            if !isKeyByte { break }
+            cursor += 1
+        }
+        guard cursor > index, cursor < bytes.count, bytes[cursor] == UInt8(ascii: "=") else { return nil }
+        let key = String(decoding: bytes[index..<cursor], as: UTF8.self).lowercased()
+        index = cursor + 1
+        return key
+    }
+
+    /// A bare word or a quoted string with `\"`, `\\` and `\n` escapes. After an option's
+    /// `=`, an immediate space means an empty value.
+    mutating func word(usage: String) throws(ChorusError) -> String {
+        guard peek == UInt8(ascii: "\"") else { return bareWord() }
+        index += 1
+        var out: [UInt8] = []
+        while let byte = peek {
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                if let next = peek, !LineScanner.isSpace(next) {
+                    throw .syntax("a closing quote must end the word; usage: \(usage)")
+                }
+                return String(decoding: out, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                guard let escaped = peek else { break }
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""): out.append(escaped)
+                case UInt8(ascii: "\\"): out.append(escaped)
+                case UInt8(ascii: "n"): out.append(UInt8(ascii: "\n"))
+                default:
+                    throw .syntax("unknown escape \\\(Character(Unicode.Scalar(escaped))) (use \\\" \\\\ \\n); usage: \(usage)")
+                }
+            default:
+                out.append(byte)
+            }
+        }
+        throw .syntax("unterminated quote; usage: \(usage)")
+    }
+}

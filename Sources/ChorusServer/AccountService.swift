@@ -1,0 +1,138 @@
+import ChorusCore
+import ChorusCrypto
+import ChorusNet
+import ChorusStore
+import Foundation
+
+/// Registration, login and password changes: the rules from ChorusCore, the hashing on
+/// the worker pool, the rows through the database queue. Completions run on a worker or
+/// the database thread; the caller moves them back to its loop.
+final class AccountService: Sendable {
+    typealias Completion<T> = @Sendable (Result<T, ChorusError>) -> Void
+
+    private let database: DatabaseQueue
+    private let hasher: PasswordHasher
+    private let pool: WorkerPool
+    private let clock: any Clock
+    /// A hash of a random password at the current cost: an unknown name is checked
+    /// against it, so it costs the same time as a wrong password.
+    private let decoyHash: String
+
+    static let loginFailed = ChorusError.unauthorized("wrong name or password")
+
+    init(database: DatabaseQueue, hasher: PasswordHasher, pool: WorkerPool, clock: any Clock) throws {
+        self.database = database
+        self.hasher = hasher
+        self.pool = pool
+        self.clock = clock
+        self.decoyHash = try hasher.hash(SecureRandom.hex(24))
+    }
+
+    func register(name rawName: String, password: String, completion: @escaping Completion<AccountRecord>) {
+        let name: String
+        do throws(ChorusError) {
+            name = try AccountRules.normalizedName(rawName)
+            try AccountRules.checkPassword(password)
+        } catch {
+            return completion(.failure(error))
+        }
+        // A taken name is public anyway (409); checking first spares a hash.
+        read({ db in try db.account(named: name) }, completion) { [self] existing in
+            if existing != nil { return completion(.failure(.conflict("name \(name) is taken"))) }
+            hash(password, completion) { [self] encoded in
+                let created = Timestamp.rfc3339(clock.now())
+                read({ db in try db.createAccount(name: name, passwordHash: encoded, created: created) }, completion) { record in
+                    completion(.success(record))
+                }
+            }
+        }
+    }
+
+    func login(name rawName: String, password: String, completion: @escaping Completion<AccountRecord>) {
+        // A malformed name cannot exist, but it still pays for a hash: no timing tells.
+        let name = (try? AccountRules.normalizedName(rawName)) ?? ""
+        read({ db in name.isEmpty ? nil : try db.account(named: name) }, completion) { [self] record in
+            let usable = record.flatMap { $0.disabled ? nil : $0 }
+            onPool(completion) { [self] in
+                let matches = hasher.verify(password, against: record?.passwordHash ?? decoyHash)
+                guard matches, let account = usable else { return completion(.failure(Self.loginFailed)) }
+                completion(.success(account))
+                if hasher.needsRehash(account.passwordHash) { upgradeHash(of: account, password: password) }
+            }
+        }
+    }
+
+    func changePassword(accountID: Int64, old: String, new: String, completion: @escaping Completion<Void>) {
+        do throws(ChorusError) {
+            try AccountRules.checkPassword(new)
+        } catch {
+            return completion(.failure(error))
+        }
+        read({ db in try db.account(id: accountID) }, completion) { [self] record in
+            guard let record else { return completion(.failure(.unauthorized("account is gone; log in again"))) }
+            onPool(completion) { [self] in
+                guard hasher.verify(old, against: record.passwordHash) else {
+                    return completion(.failure(.unauthorized("the old password is wrong")))
+                }
+                hash(new, completion, onPoolAlready: true) { [self] encoded in
+                    read({ db in try db.setPasswordHash(accountID: accountID, hash: encoded) }, completion) {
+                        completion(.success(()))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Re-hashes at the current cost after a login with an older hash; best effort.
+    private func upgradeHash(of account: AccountRecord, password: String) {
+        guard let encoded = try? hasher.hash(password) else { return }
+        database.submit({ db in try db.setPasswordHash(accountID: account.id, hash: encoded) }) { result in
+            if case .failure(let error) = result { Log.info("could not upgrade the hash of \(account.name): \(error)") }
+        }
+    }
+
+    // MARK: Steps
+
+    /// A database job whose failure ends the command with the error a client should see.
+    private func read<T: Sendable, R>(_ job: @escaping @Sendable (Database) throws -> T,
+                                      _ completion: @escaping Completion<R>,
+                                      then next: @escaping @Sendable (T) -> Void) {
+        database.submit(job) { result in
+            switch result {
+            case .success(let value): next(value)
+            case .failure(let error): completion(.failure(Self.clientError(error)))
+            }
+        }
+    }
+
+    private func onPool<R>(_ completion: @escaping Completion<R>, _ work: @escaping @Sendable () -> Void) {
+        if !pool.submit(work) {
+            completion(.failure(.unavailable("too many logins in progress; try again in a moment")))
+        }
+    }
+
+    private func hash<R>(_ password: String, _ completion: @escaping Completion<R>, onPoolAlready: Bool = false,
+                         then next: @escaping @Sendable (String) -> Void) {
+        let work: @Sendable () -> Void = { [hasher] in
+            do {
+                next(try hasher.hash(password))
+            } catch {
+                Log.info("password hashing failed: \(error)")
+                completion(.failure(.internal("could not hash the password")))
+            }
+        }
+        if onPoolAlready { work() } else { onPool(completion, work) }
+    }
+
+    static func clientError(_ error: Error) -> ChorusError {
+        switch error {
+        case let error as ChorusError: return error
+        case let error as StoreError:
+            Log.info("store: \(error)")
+            return error.chorusError
+        default:
+            Log.info("unexpected: \(error)")
+            return .internal("internal error")
+        }
+    }
+}

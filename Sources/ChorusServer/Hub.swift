@@ -1,0 +1,168 @@
+import ChorusCore
+import ChorusNet
+import ChorusStore
+import Foundation
+
+/// The loop-side heart of the server: it owns the sessions, turns their bytes into
+/// requests, runs commands and sends replies and events. Everything here runs on the
+/// event loop thread; slow work leaves through `AccountService` and comes back with
+/// `loop.execute`.
+final class Hub: ConnectionDelegate {
+    static let greeting = "chorus 0.1 ready — type HELP"
+
+    let loop: EventLoop
+    let configuration: ServerConfiguration
+    let accounts: AccountService
+    var listener: Listener?
+    private(set) var sessions: [UInt64: Session] = [:]
+    private var shuttingDown = false
+
+    init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService) {
+        self.loop = loop
+        self.configuration = configuration
+        self.accounts = accounts
+    }
+
+    /// This hub, carried across threads and opened only on its loop.
+    var bound: LoopBound<Hub> { LoopBound(self, loop: loop) }
+
+    // MARK: Connections
+
+    func accept(_ connection: Connection) {
+        guard !shuttingDown else {
+            connection.close(reason: "shutting down")
+            return
+        }
+        let session = Session(connection: connection, maxLine: configuration.maxLine)
+        connection.delegate = self
+        sessions[connection.id] = session
+        // A socket that never finishes TLS or never says anything is dropped.
+        loop.schedule(after: configuration.handshakeTimeout) { [weak session] in
+            guard let session, !session.receivedFirstLine else { return }
+            session.connection.close(reason: "no first line within \(Int(self.configuration.handshakeTimeout)) s")
+        }
+    }
+
+    func connectionDidOpen(_ connection: Connection) {
+        guard let session = sessions[connection.id] else { return }
+        // Sessions start in text mode, so the greeting is always a text line.
+        var line: [UInt8] = []
+        TextLine.append("* " + Self.greeting, to: &line)
+        session.connection.send(line)
+        scheduleIdleCheck(session, after: configuration.idleTimeout)
+    }
+
+    func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {
+        guard let session = sessions[connection.id] else { return }
+        session.framer.append(bytes)
+        processLines(of: session)
+    }
+
+    func connectionDidClose(_ connection: Connection, reason: String) {
+        sessions[connection.id] = nil
+    }
+
+    /// Closes a session that has said nothing for `--idle-timeout` seconds. The timer is
+    /// re-armed lazily: activity only moves a timestamp.
+    private func scheduleIdleCheck(_ session: Session, after seconds: Double) {
+        loop.schedule(after: seconds) { [weak self, weak session] in
+            guard let self, let session, session.connection.isOpen else { return }
+            let idle = Double(MonotonicTime.nanoseconds() - session.lastActivity) / 1e9
+            if idle >= self.configuration.idleTimeout && !session.busy {
+                session.send(.error(.slowDown("idle for \(Int(idle)) s; closing (PING keeps a session open)")), tag: nil)
+                session.connection.closeAfterFlush()
+            } else {
+                self.scheduleIdleCheck(session, after: max(1, self.configuration.idleTimeout - idle))
+            }
+        }
+    }
+
+    // MARK: Lines
+
+    /// Handles complete lines until the session waits on a command or runs out of them.
+    func processLines(of session: Session) {
+        while !session.busy && !session.draining && session.connection.isOpen, let frame = session.framer.next() {
+            session.receivedFirstLine = true
+            session.lastActivity = MonotonicTime.nanoseconds()
+            switch frame {
+            case .tooLong:
+                session.send(.error(.tooLong("line longer than \(configuration.maxLine) bytes; discarded")), tag: nil)
+            case .line(let bytes):
+                switch RequestParser.parse(bytes) {
+                case .empty:
+                    continue
+                case .failure(let tag, let error):
+                    session.send(.error(error), tag: tag)
+                case .request(let request):
+                    handle(request, from: session)
+                }
+            }
+        }
+    }
+
+    /// Runs slow work off the loop: the session reads nothing more until `finish` has
+    /// replied, so replies keep request order.
+    func runOffLoop<T: Sendable>(
+        _ session: Session, tag: String?,
+        start: (@escaping @Sendable (Result<T, ChorusError>) -> Void) -> Void,
+        finish: @escaping (Session, T) -> Reply
+    ) {
+        session.beginCommand()
+        let id = session.id
+        let hub = bound
+        let boundFinish = LoopBound(finish, loop: loop)
+        start { result in
+            hub.loop.execute {
+                let hub = hub.value
+                guard let session = hub.sessions[id] else { return }
+                session.endCommand()
+                switch result {
+                case .success(let value): session.send(boundFinish.value(session, value), tag: tag)
+                case .failure(let error): session.send(.error(error), tag: tag)
+                }
+                hub.processLines(of: session)
+            }
+        }
+    }
+
+    // MARK: Shutdown
+
+    /// Stops accepting, tells everyone `bye`, lets in-flight commands answer, flushes and
+    /// closes every session, then calls `done` (on the loop).
+    func shutDown(done: @escaping () -> Void) {
+        shuttingDown = true
+        listener?.close()
+        listener = nil
+        let bye = Event(name: "bye", id: nil, at: Date(), by: nil, payload: [("reason", .string("server shutting down"))],
+                        text: "bye — the server is shutting down").rendered()
+        for session in sessions.values {
+            session.draining = true
+            session.connection.pauseReading()
+            session.send(bye)
+        }
+        let deadline = MonotonicTime.nanoseconds() + 5_000_000_000
+        waitForQuiet(deadline: deadline, done: done)
+    }
+
+    private func waitForQuiet(deadline: UInt64, done: @escaping () -> Void) {
+        let now = MonotonicTime.nanoseconds()
+        if sessions.values.contains(where: { $0.busy }) && now < deadline {
+            loop.schedule(after: 0.01) { [self] in waitForQuiet(deadline: deadline, done: done) }
+            return
+        }
+        for session in sessions.values { session.connection.closeAfterFlush() }
+        waitForClosed(deadline: now + 2_000_000_000, done: done)
+    }
+
+    private func waitForClosed(deadline: UInt64, done: @escaping () -> Void) {
+        if !sessions.isEmpty && MonotonicTime.nanoseconds() < deadline {
+            loop.schedule(after: 0.01) { [self] in waitForClosed(deadline: deadline, done: done) }
+            return
+        }
+        for session in sessions.values { session.connection.close(reason: "shutdown") }
+        done()
+    }
+}
+
+@available(*, unavailable)
+extension Hub: Sendable {}

@@ -1,0 +1,21 @@
+import ChorusCrypto
+
+/// Everything `chorusd`'s flags decide (CONTRACT §1), with the contract's defaults.
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 7667
+    public var dataDirectory = "./data"
+    public var certificatePath = "certs/server.crt"
+    public var keyPath = "certs/server.key"
+    public var maxLine = 8192
+    public var sendQueueBytes = 1_048_576
+    public var handshakeTimeout = 10.0
+    public var idleTimeout = 600.0
+    public var scrypt = ScryptParameters.default
+    /// Password hashes waiting for a worker before new ones get 503.
+    public var maxPendingHashes = 64
+
+    public init() {}
+
+    public var databasePath: String { dataDirectory + "/chorus.sqlite" }
+}
