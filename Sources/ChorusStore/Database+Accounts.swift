@@ -1,0 +1,81 @@
+import ChorusCore
+
+/// One row of `users`.
+public struct AccountRecord: Sendable, Equatable {
+    public let id: Int64
+    /// Already folded to lower case by the caller.
+    public let name: String
+    /// `$scrypt$ln=..,r=..,p=..$salt$hash`.
+    public let passwordHash: String
+    public let admin: Bool
+    public let disabled: Bool
+    /// RFC 3339, UTC.
+    public let created: String
+
+    public init(id: Int64, name: String, passwordHash: String, admin: Bool, disabled: Bool, created: String) {
+        self.id = id
+        self.name = name
+        self.passwordHash = passwordHash
+        self.admin = admin
+        self.disabled = disabled
+        self.created = created
+    }
+}
+
+/// The accounts queries, kept together so tests can check their query plans.
+enum AccountSQL {
+    static let columns = "id, name, password, admin, disabled, created"
+    static let insert = "INSERT INTO users (name, password, admin, disabled, created) VALUES (?1, ?2, 0, 0, ?3)"
+    static let byName = "SELECT \(columns) FROM users WHERE name = ?1"
+    static let byID = "SELECT \(columns) FROM users WHERE id = ?1"
+    static let setPassword = "UPDATE users SET password = ?2 WHERE id = ?1"
+    static let setAdmin = "UPDATE users SET admin = ?2 WHERE name = ?1"
+    static let count = "SELECT count(*) FROM users"
+
+    static func record(_ row: Row) -> AccountRecord {
+        AccountRecord(
+            id: row.int(0), name: row.text(1), passwordHash: row.text(2),
+            admin: row.bool(3), disabled: row.bool(4), created: row.text(5))
+    }
+}
+
+extension Database {
+    /// Creates a non-admin, enabled account.
+    ///
+    /// A duplicate name throws 409 ChorusError "name NAME is taken" (the client can act on
+    /// that); any other failure is a StoreError.
+    public func createAccount(name: String, passwordHash: String, created: String) throws -> AccountRecord {
+        do {
+            try prepare(AccountSQL.insert).run(.text(name), .text(passwordHash), .text(created))
+        } catch let error as StoreError where error.isUniqueViolation {
+            throw ChorusError.conflict("name \(name) is taken")
+        }
+        return AccountRecord(
+            id: lastInsertRowID, name: name, passwordHash: passwordHash,
+            admin: false, disabled: false, created: created)
+    }
+
+    public func account(named name: String) throws -> AccountRecord? {
+        try prepare(AccountSQL.byName).row(.text(name), map: AccountSQL.record)
+    }
+
+    public func account(id: Int64) throws -> AccountRecord? {
+        try prepare(AccountSQL.byID).row(.integer(id), map: AccountSQL.record)
+    }
+
+    /// Throws 404 when there is no such account: a silent no-op would hide a caller's bug.
+    public func setPasswordHash(accountID: Int64, hash: String) throws {
+        try prepare(AccountSQL.setPassword).run(.integer(accountID), .text(hash))
+        if changes == 0 { throw ChorusError.notFound("no account with id \(accountID)") }
+    }
+
+    /// Returns false when there is no such account.
+    public func setAdmin(name: String, _ admin: Bool) throws -> Bool {
+        try prepare(AccountSQL.setAdmin).run(.text(name), .init(admin))
+        return changes > 0
+    }
+
+    public func accountCount() throws -> Int {
+        Int(try prepare(AccountSQL.count).row { $0.int(0) } ?? 0)
+    }
+}

@@ -1,0 +1,106 @@
+import ChorusCore
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Owns one `Database` on a dedicated thread; jobs submitted from any thread run in
+/// submission order. This is the only way the server touches the database while running.
+///
+/// Group commit: the thread takes every job queued so far (up to `maxBatchSize`) as one
+/// batch and runs it inside one `BEGIN IMMEDIATE` transaction, each job in its own
+/// savepoint, so a job that throws undoes only its own changes and gets its own error.
+/// One COMMIT (one fsync) then covers the whole batch, and only after it succeeded are
+/// the completions called, so "OK" is never sent for something not yet on disk. If the
+/// COMMIT fails, every job of the batch gets that error and nothing of it is kept.
+///
+/// Completions run on the queue's thread, after the commit: keep them short and hand
+/// real work elsewhere. Jobs must not end the transaction themselves (use
+/// `Database.transaction` or `savepoint`, which nest).
+public final class DatabaseQueue: Sendable {
+    /// Bounds how long the last job of a batch waits for the first ones.
+    public static let maxBatchSize = 256
+
+    public let path: String
+    private let worker: QueueWorker
+
+    /// Opens and migrates synchronously, so a bad path fails at start with a clear
+    /// error, then keeps the connection on its own thread.
+    public init(path: String) throws {
+        self.path = path
+        let worker = QueueWorker(maxBatchSize: Self.maxBatchSize)
+        self.worker = worker
+        let thread = Thread { worker.run(path: path) }
+        thread.name = "chorus-db"
+        thread.start()
+        worker.started.wait()
+        if case .failure(let error) = worker.state.withLock({ $0.opened }) {
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Queues `job`; `completion` gets its result after the batch committed, or a 503
+    /// "shutting down" at once when the queue is closed. Errors thrown by the job arrive
+    /// unchanged.
+    public func submit<T: Sendable>(
+        _ job: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Result<T, Error>) -> Void
+    ) {
+        worker.submit(QueueJob(
+            perform: { database in
+                let result = Result { try database.savepoint { try job(database) } }
+                let error: (any Error)? = if case .failure(let error) = result { error } else { nil }
+                return JobOutcome(error: error) { batchError in
+                    completion(batchError.map { .failure($0) } ?? result)
+                }
+            },
+            fail: { completion(.failure($0)) }))
+    }
+
+    /// Submits and waits: for start-up, command-line tools and tests.
+    ///
+    /// Called from the queue's own thread (a job or a completion) it would wait for
+    /// itself forever, so that throws instead.
+    public func sync<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) throws -> T {
+        if worker.isWorkerThread {
+            throw ChorusError.internal("DatabaseQueue.sync called from the queue's own thread")
+        }
+        let box = ResultBox<T>()
+        let done = DispatchSemaphore(value: 0)
+        submit(job) { result in
+            box.result.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        guard let result = box.result.withLock({ $0 }) else {
+            throw ChorusError.internal("database job finished without a result")
+        }
+        return try result.get()
+    }
+
+    /// Runs everything already queued, then closes the database and ends the thread;
+    /// later submits complete with 503 "shutting down". Blocks until done, except when
+    /// called from the queue's own thread, which finishes the queue right after.
+    /// Safe to call more than once.
+    public func close() {
+        if worker.requestClose() {
+            worker.waitUntilFinished()
+        }
+    }
+
+    /// Jobs queued or in the batch now running.
+    public var pendingJobs: Int {
+        worker.state.withLock { $0.jobs.count + $0.running }
+    }
+
+    /// Batches started so far; lets tests see group commit happen.
+    var batchCount: Int {
+        worker.state.withLock { $0.batches }
+    }
+}
+
+/// Carries a `sync` result from the queue's thread back to the waiting caller.
+private final class ResultBox<T: Sendable>: Sendable {
+    let result = Mutex<Result<T, any Error>?>(nil)
+}

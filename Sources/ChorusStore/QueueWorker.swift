@@ -1,0 +1,199 @@
+import CSQLite
+import ChorusCore
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One submitted job, with its result type erased so jobs of any type share one queue.
+struct QueueJob: Sendable {
+    /// Runs the job in its own savepoint and returns how to report it once the batch ends.
+    let perform: @Sendable (Database) -> JobOutcome
+    /// Reports a failure without running (the queue is shutting down or the batch could not start).
+    let fail: @Sendable (any Error) -> Void
+}
+
+/// A job that ran but whose completion waits for the batch's COMMIT.
+struct JobOutcome {
+    /// The job's own error, if it threw.
+    let error: (any Error)?
+    /// Calls the completion: with the job's own result when given nil, else with this error.
+    let deliver: ((any Error)?) -> Void
+}
+
+/// The state and thread body behind `DatabaseQueue`.
+///
+/// Kept apart from `DatabaseQueue` so the thread holds this and not the queue: the
+/// queue can then be released (and close itself) while the thread still runs.
+/// The `Database` never appears here as a stored property; it lives in `run`'s frame
+/// on the worker thread, which is what keeps it single-threaded without any
+/// `@unchecked Sendable`.
+final class QueueWorker: Sendable {
+    struct State {
+        /// Waiting jobs, oldest first.
+        var jobs: [QueueJob] = []
+        /// Jobs taken into the current batch and not yet reported.
+        var running = 0
+        /// The worker is waiting (or about to wait) on `wake`; whoever clears this signals it once.
+        var sleeping = false
+        var closing = false
+        /// The worker thread, so `sync` and `close` can tell when they are called from it.
+        var thread: pthread_t?
+        /// How opening the database went; set once before `started` is signalled.
+        var opened: Result<Void, any Error>?
+        /// Batches taken so far, for tests of group commit.
+        var batches = 0
+    }
+
+    let maxBatchSize: Int
+    let state = Mutex(State())
+    /// Counts wake-ups; `sleeping` ensures at most one is outstanding.
+    let wake = DispatchSemaphore(value: 0)
+    let started = DispatchSemaphore(value: 0)
+    /// Signalled when the thread ends; each waiter re-signals so any number can wait.
+    let finished = DispatchSemaphore(value: 0)
+
+    init(maxBatchSize: Int) {
+        self.maxBatchSize = maxBatchSize
+    }
+
+    var isWorkerThread: Bool {
+        state.withLock { state in
+            state.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+        }
+    }
+
+    /// Queues a job, or fails it at once when closing.
+    func submit(_ job: QueueJob) {
+        enum Decision { case queued, queuedAndWake, refused }
+        let decision: Decision = state.withLock { state in
+            if state.closing { return .refused }
+            state.jobs.append(job)
+            guard state.sleeping else { return .queued }
+            state.sleeping = false
+            return .queuedAndWake
+        }
+        switch decision {
+        case .queued: break
+        case .queuedAndWake: wake.signal()
+        case .refused: job.fail(ChorusError.unavailable("shutting down"))
+        }
+    }
+
+    /// Asks the thread to finish once the queue is empty. True when the caller may wait for it.
+    func requestClose() -> Bool {
+        let (signal, onWorker): (Bool, Bool) = state.withLock { state in
+            let onWorker = state.thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+            guard !state.closing else { return (false, onWorker) }
+            state.closing = true
+            guard state.sleeping else { return (false, onWorker) }
+            state.sleeping = false
+            return (true, onWorker)
+        }
+        if signal { wake.signal() }
+        return !onWorker
+    }
+
+    func waitUntilFinished() {
+        finished.wait()
+        finished.signal()
+    }
+
+    /// The thread body: open, then run batches until closed and drained.
+    func run(path: String) {
+        defer { finished.signal() }
+        let database: Database
+        do {
+            database = try Database(path: path)
+        } catch {
+            state.withLock { $0.opened = .failure(error) }
+            started.signal()
+            return
+        }
+        state.withLock {
+            $0.thread = pthread_self()
+            $0.opened = .success(())
+        }
+        started.signal()
+        while let batch = nextBatch() {
+            run(batch, on: database)
+            state.withLock { $0.running = 0 }
+        }
+        database.close()
+    }
+
+    private enum Next { case batch([QueueJob]), stop, sleep }
+
+    /// Everything queued so far (up to the cap), or nil once closing and empty.
+    private func nextBatch() -> [QueueJob]? {
+        while true {
+            let next: Next = state.withLock { state in
+                if state.jobs.isEmpty {
+                    if state.closing { return .stop }
+                    state.sleeping = true
+                    return .sleep
+                }
+                let batch: [QueueJob]
+                if state.jobs.count <= maxBatchSize {
+                    batch = state.jobs
+                    state.jobs.removeAll(keepingCapacity: true)
+                } else {
+                    batch = Array(state.jobs.prefix(maxBatchSize))
+                    state.jobs.removeFirst(maxBatchSize)
+                }
+                state.running = batch.count
+                state.batches += 1
+                return .batch(batch)
+            }
+            switch next {
+            case .batch(let batch): return batch
+            case .stop: return nil
+            case .sleep: wake.wait()
+            }
+        }
+    }
+
+    private func run(_ batch: [QueueJob], on database: Database) {
+        var next = 0
+        while next < batch.count {
+            next = runTransaction(batch, from: next, on: database)
+        }
+    }
+
+    /// Runs jobs from `start` inside one transaction and commits once; returns the index
+    /// of the first job not yet handled (normally the end, earlier if SQLite rolled the
+    /// transaction back under a job, in which case the rest get a fresh transaction).
+    private func runTransaction(_ batch: [QueueJob], from start: Int, on database: Database) -> Int {
+        do {
+            try database.execute("BEGIN IMMEDIATE")
+        } catch {
+            for job in batch[start...] { job.fail(error) }
+            return batch.count
+        }
+        var outcomes: [JobOutcome] = []
+        outcomes.reserveCapacity(batch.count - start)
+        for index in start..<batch.count {
+            let outcome = batch[index].perform(database)
+            outcomes.append(outcome)
+            if !database.isInTransaction {
+                // Disk full, I/O error, or a job that ended the transaction itself: the
+                // earlier jobs' changes are gone, so they must not be told "OK".
+                let lost = outcome.error as? StoreError ?? StoreError(
+                    code: SQLITE_ABORT,
+                    message: "the batch transaction was rolled back" + (outcome.error.map { " after: \($0)" } ?? ""))
+                for earlier in outcomes { earlier.deliver(earlier.error == nil ? lost : nil) }
+                return index + 1
+            }
+        }
+        do {
+            try database.execute("COMMIT")
+        } catch {
+            database.rollback()
+            for outcome in outcomes { outcome.deliver(error) }
+            return batch.count
+        }
+        for outcome in outcomes { outcome.deliver(nil) }
+        return batch.count
+    }
+}

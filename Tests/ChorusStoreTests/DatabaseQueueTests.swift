@@ -1,0 +1,235 @@
+import CSQLite
+import ChorusCore
+import Dispatch
+import Foundation
+import Testing
+@testable import ChorusStore
+
+@Suite struct DatabaseQueueTests {
+    let dir: TempDirectory
+    let path: String
+    let queue: DatabaseQueue
+
+    init() throws {
+        dir = try TempDirectory()
+        path = dir.path()
+        queue = try DatabaseQueue(path: path)
+        try queue.sync { db in try db.execute("CREATE TABLE t (who INTEGER, seq INTEGER, x TEXT) STRICT") }
+    }
+
+    /// Holds the queue's thread until released, so the next jobs pile up into one batch.
+    private func block() -> DispatchSemaphore {
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        queue.submit({ _ in
+            started.signal()
+            release.wait()
+        }, completion: { _ in })
+        started.wait()
+        return release
+    }
+
+    private static func insert(_ x: String, who: Int = 0, seq: Int = 0) -> @Sendable (Database) throws -> Void {
+        { db in try db.prepare("INSERT INTO t (who, seq, x) VALUES (?1, ?2, ?3)").run(.init(who), .init(seq), .text(x)) }
+    }
+
+    private func committed() throws -> [String] {
+        try queue.sync { db in try db.strings("SELECT x FROM t ORDER BY rowid") }
+    }
+
+    /// When a completion runs, another connection already sees the job's row.
+    @Test func resultsArriveAfterCommit() throws {
+        let path = self.path
+        let seen = Collected<String?>()
+        let done = DispatchSemaphore(value: 0)
+        queue.submit({ db in
+            try db.createAccount(name: "alice", passwordHash: "h", created: "t")
+        }, completion: { _ in
+            let other = try? Database(path: path)
+            seen.append(try? other?.account(named: "alice")?.name)
+            done.signal()
+        })
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(seen.all == ["alice"])
+    }
+
+    /// A job that throws in a batch undoes only its own changes; its neighbours commit together.
+    @Test func throwingJobKeepsNeighbours() throws {
+        let release = block()
+        let before = queue.batchCount
+        let results = Collected<(Int, Bool, ChorusError?)>()
+        let done = DispatchGroup()
+        for n in 1...3 {
+            done.enter()
+            queue.submit({ db in
+                try Self.insert("job\(n)")(db)
+                if n == 2 { throw ChorusError.badValue("job 2 fails") }
+            }, completion: { result in
+                switch result {
+                case .success: results.append((n, true, nil))
+                case .failure(let error): results.append((n, false, error as? ChorusError))
+                }
+                done.leave()
+            })
+        }
+        #expect(queue.pendingJobs == 4)
+        release.signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(results.all.map(\.0) == [1, 2, 3])
+        #expect(results.all.map(\.1) == [true, false, true])
+        #expect(results.all[1].2 == ChorusError.badValue("job 2 fails"))
+        #expect(try committed() == ["job1", "job3"])
+        #expect(queue.batchCount - before == 2)  // the blocker's batch, then all three at once
+    }
+
+    /// A long queue is split into batches of at most maxBatchSize jobs.
+    @Test func batchSizeCapped() throws {
+        let release = block()
+        let before = queue.batchCount
+        let done = DispatchGroup()
+        let jobs = DatabaseQueue.maxBatchSize * 2 + 10
+        for n in 0..<jobs {
+            done.enter()
+            queue.submit(Self.insert("\(n)")) { _ in done.leave() }
+        }
+        release.signal()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(queue.batchCount - before == 3)
+        #expect(try committed().count == jobs)
+    }
+
+    /// If COMMIT fails, every job of the batch gets its error and nothing is kept.
+    @Test func commitFailureFailsWholeBatch() throws {
+        try queue.sync { db in
+            try db.execute("""
+                CREATE TABLE parent (id INTEGER PRIMARY KEY) STRICT;
+                CREATE TABLE child (p INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED) STRICT;
+                """)
+        }
+        let release = block()
+        let errors = Collected<StoreError?>()
+        let done = DispatchGroup()
+        let jobs: [@Sendable (Database) throws -> Void] = [
+            Self.insert("fine"),
+            { db in try db.prepare("INSERT INTO child (p) VALUES (42)").run() },  // only checked at COMMIT
+        ]
+        for job in jobs {
+            done.enter()
+            queue.submit(job) { result in
+                if case .failure(let error) = result { errors.append(error as? StoreError) } else { errors.append(nil) }
+                done.leave()
+            }
+        }
+        release.signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(errors.all.count == 2)
+        #expect(errors.all.allSatisfy { $0?.isConstraint == true })
+        #expect(try committed().isEmpty)
+        try queue.sync(Self.insert("after"))  // the queue carries on
+        #expect(try committed() == ["after"])
+    }
+
+    /// A job that loses the transaction fails the jobs before it; later ones still commit.
+    @Test func lostTransactionRecovers() throws {
+        let release = block()
+        let outcomes = Collected<Bool>()
+        let done = DispatchGroup()
+        let jobs: [@Sendable (Database) throws -> Void] = [
+            Self.insert("before"),
+            { db in try db.execute("ROLLBACK") },
+            Self.insert("after"),
+        ]
+        for job in jobs {
+            done.enter()
+            queue.submit(job) { result in
+                outcomes.append((try? result.get()) != nil)
+                done.leave()
+            }
+        }
+        release.signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(outcomes.all == [false, false, true])
+        #expect(try committed() == ["after"])
+    }
+
+    /// 1000 jobs from 4 threads commit in each thread's submission order.
+    @Test func orderPreservedAcrossThreads() throws {
+        let queue = self.queue
+        let done = DispatchGroup()
+        let failures = Collected<String>()
+        DispatchQueue.concurrentPerform(iterations: 4) { who in
+            for seq in 0..<250 {
+                done.enter()
+                queue.submit(Self.insert("", who: who, seq: seq)) { result in
+                    if case .failure(let error) = result { failures.append("\(error)") }
+                    done.leave()
+                }
+            }
+        }
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(failures.all.isEmpty)
+        let rows = try queue.sync { db in
+            try db.prepare("SELECT who, seq FROM t ORDER BY rowid").rows { (Int($0.int(0)), Int($0.int(1))) }
+        }
+        #expect(rows.count == 1000)
+        for who in 0..<4 {
+            #expect(rows.filter { $0.0 == who }.map(\.1) == Array(0..<250))
+        }
+    }
+
+    /// close() runs what is queued, then refuses new work with 503.
+    @Test func closeDrainsThenRefuses() throws {
+        let succeeded = Collected<Int>()
+        for n in 0..<100 {
+            queue.submit(Self.insert("\(n)")) { result in
+                if case .success = result { succeeded.append(n) }
+            }
+        }
+        queue.close()
+        #expect(succeeded.all == Array(0..<100))
+        #expect(queue.pendingJobs == 0)
+
+        let late = Collected<ChorusError?>()
+        queue.submit({ _ in 1 }) { late.append((try? $0.get()) == nil ? ChorusError.unavailable("shutting down") : nil) }
+        #expect(late.all == [ChorusError.unavailable("shutting down")])
+        let error = #expect(throws: ChorusError.self) { try queue.sync { _ in 1 } }
+        #expect(error?.code == 503)
+        queue.close()
+
+        let reopened = try Database(path: path)
+        #expect(try reopened.integer("SELECT count(*) FROM t") == 100)
+    }
+
+    /// Errors thrown by jobs arrive unchanged.
+    @Test func errorsPassThrough() throws {
+        try queue.sync { db in _ = try db.createAccount(name: "alice", passwordHash: "h", created: "t") }
+        let conflict = #expect(throws: ChorusError.self) {
+            try queue.sync { db in try db.createAccount(name: "alice", passwordHash: "h", created: "t") }
+        }
+        #expect(conflict == ChorusError.conflict("name alice is taken"))
+        let store = #expect(throws: StoreError.self) { try queue.sync { db in try db.execute("SELECT * FROM nowhere") } }
+        #expect(store?.message.contains("nowhere") == true)
+    }
+
+    /// sync from inside a job fails instead of deadlocking.
+    @Test func syncFromOwnThreadThrows() throws {
+        let queue = self.queue
+        let inner = try queue.sync { _ -> Int in
+            do {
+                return try queue.sync { _ in 1 }
+            } catch let error as ChorusError {
+                return error.code
+            }
+        }
+        #expect(inner == 500)
+    }
+
+    /// A folder that cannot exist fails at start, naming the path.
+    @Test func badPathThrows() throws {
+        let file = dir.path("plain-file")
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("x".utf8)))
+        let path = file + "/sub/chorus.sqlite"
+        let error = #expect(throws: StoreError.self) { try DatabaseQueue(path: path) }
+        #expect(error?.message.contains(path) == true)
+    }
+}
