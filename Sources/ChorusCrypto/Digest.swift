@@ -1,0 +1,21 @@
+import COpenSSL
+
+/// SHA-256 for tokens and fingerprints.
+public enum Digest {
+    /// The 32-byte SHA-256 of `bytes`.
+    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
+        // The one-shot SHA256() works on a stack context and cannot fail, unlike the EVP path which allocates.
+        bytes.withUnsafeBufferPointer { input in
+            digest.withUnsafeMutableBufferPointer { output in
+                _ = SHA256(input.baseAddress, input.count, output.baseAddress)
+            }
+        }
+        return digest
+    }
+
+    /// Lowercase hex SHA-256 of the string's UTF-8 bytes; used to store session tokens without storing the tokens.
+    public static func sha256Hex(_ string: String) -> String {
+        Hex.lowercase(sha256(Array(string.utf8)))
+    }
+}

@@ -1,2 +1,0 @@
-import COpenSSL
-let opensslVersion = OpenSSL_version_num()
