@@ -6,6 +6,11 @@ import Foundation
 
 // chorusd: flags, signals and wiring only; the server lives in ChorusServer.
 
+/// A line on standard output, unbuffered.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("chorusd: \(message)\n".utf8))
     exit(2)
@@ -40,10 +45,10 @@ func serve(_ configuration: ServerConfiguration) {
     do {
         switch try DefaultCertificate.ensure(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath) {
         case .created(let fingerprint):
-            print("created a self-signed certificate in \(configuration.certificatePath) for localhost and 127.0.0.1")
-            print("certificate SHA-256 fingerprint: \(fingerprint)")
+            say("created a self-signed certificate in \(configuration.certificatePath) for localhost and 127.0.0.1")
+            say("certificate SHA-256 fingerprint: \(fingerprint)")
         case .existing(let fingerprint):
-            print("certificate SHA-256 fingerprint: \(fingerprint)")
+            say("certificate SHA-256 fingerprint: \(fingerprint)")
         }
     } catch {
         fail("\(error)")
@@ -58,8 +63,9 @@ func serve(_ configuration: ServerConfiguration) {
     } catch {
         fail("\(error)")
     }
-    print("chorusd 0.1 listening on \(configuration.host):\(server.port)")
-    fflush(stdout)
+    // Scripts and tests wait for this line; write it straight to the descriptor so no
+    // buffering holds it back.
+    FileHandle.standardOutput.write(Data("chorusd 0.1 listening on \(configuration.host):\(server.port)\n".utf8))
 
     // The main thread has nothing else to do: it waits for SIGTERM or SIGINT.
     var info = signalfd_siginfo()

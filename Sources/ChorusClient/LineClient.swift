@@ -1,0 +1,173 @@
+import CLinux
+import COpenSSL
+import Foundation
+
+/// A blocking TLS line client: connect, send lines, read CRLF-ended lines with a timeout.
+/// Used by tests and tools; one thread per client, which is fine for a handful of them.
+public final class LineClient {
+    public enum Trust {
+        /// Verify the server against this PEM file (a CA, or the self-signed certificate itself), and its name.
+        case certificateFile(String)
+        /// Do not check the certificate (tests of the TLS layer, `--insecure`).
+        case insecure
+    }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    private let fd: Int32
+    private let context: OpaquePointer
+    private let ssl: OpaquePointer
+    private var buffer: [UInt8] = []
+    private var closed = false
+
+    public init(host: String = "127.0.0.1", port: Int, trust: Trust, serverName: String = "localhost",
+                minVersion: Int32 = COPENSSL_TLS1_2_VERSION, maxVersion: Int32 = COPENSSL_TLS1_3_VERSION,
+                ciphers: String? = nil, timeout: Double = 10) throws {
+        fd = try Self.connect(host: host, port: port, timeout: timeout)
+        guard let context = SSL_CTX_new(TLS_client_method()) else {
+            Glibc.close(fd)
+            throw Failure("cannot create TLS context")
+        }
+        self.context = context
+        _ = copenssl_ctx_set_min_proto(context, minVersion)
+        _ = copenssl_ctx_set_max_proto(context, maxVersion)
+        if let ciphers { SSL_CTX_set_cipher_list(context, ciphers) }
+        switch trust {
+        case .certificateFile(let path):
+            guard SSL_CTX_load_verify_locations(context, path, nil) == 1 else {
+                SSL_CTX_free(context)
+                Glibc.close(fd)
+                throw Failure("cannot load \(path)")
+            }
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        case .insecure:
+            SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        }
+        guard let ssl = SSL_new(context) else {
+            SSL_CTX_free(context)
+            Glibc.close(fd)
+            throw Failure("cannot create TLS session")
+        }
+        self.ssl = ssl
+        _ = copenssl_set_host_name(ssl, serverName)
+        if case .certificateFile = trust { SSL_set1_host(ssl, serverName) }
+        SSL_set_fd(ssl, fd)
+        var timeoutValue = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeoutValue, socklen_t(MemoryLayout<timeval>.size))
+        guard SSL_connect(ssl) == 1 else {
+            let reason = Self.opensslReason()
+            SSL_free(ssl)
+            SSL_CTX_free(context)
+            Glibc.close(fd)
+            closed = true
+            throw Failure("TLS handshake failed: \(reason)")
+        }
+    }
+
+    deinit {
+        close()
+        SSL_free(ssl)
+        SSL_CTX_free(context)
+    }
+
+    /// "TLSv1.3" and friends.
+    public var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
+    public var cipher: String { String(cString: SSL_CIPHER_get_name(SSL_get_current_cipher(ssl))) }
+
+    /// Sends one line, adding CRLF.
+    public func send(_ line: String) throws {
+        try sendRaw(Array((line + "\r\n").utf8))
+    }
+
+    /// Sends bytes as they are (tests of framing: no terminator, binary junk).
+    public func sendRaw(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { SSL_write(ssl, $0.baseAddress! + offset, Int32(bytes.count - offset)) }
+            guard written > 0 else { throw Failure("write failed: \(Self.opensslReason())") }
+            offset += Int(written)
+        }
+    }
+
+    /// The next line without its CRLF; nil when the server closed the connection.
+    /// Throws when nothing arrives within `timeout` seconds.
+    public func readLine(timeout: Double = 10) throws -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                var line = Array(buffer[..<newline])
+                buffer.removeSubrange(...newline)
+                if line.last == UInt8(ascii: "\r") { line.removeLast() }
+                return String(decoding: line, as: UTF8.self)
+            }
+            if closed { return nil }
+            if SSL_pending(ssl) == 0 {
+                let remaining = deadline.timeIntervalSinceNow
+                guard remaining > 0 else { throw Failure("no line within \(timeout) s") }
+                var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = Glibc.poll(&poll, 1, Int32(remaining * 1000) + 1)
+                if ready == 0 { throw Failure("no line within \(timeout) s") }
+            }
+            var chunk = [UInt8](repeating: 0, count: 16_384)
+            let count = chunk.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[..<Int(count)])
+            } else {
+                let error = SSL_get_error(ssl, count)
+                if error == SSL_ERROR_WANT_READ { continue }
+                closed = true
+            }
+        }
+    }
+
+    /// Lines until one that `isFinal` accepts (included), e.g. a reply's `OK`/`ERR` line.
+    public func readUntil(timeout: Double = 10, _ isFinal: (String) -> Bool) throws -> [String] {
+        var lines: [String] = []
+        while let line = try readLine(timeout: timeout) {
+            lines.append(line)
+            if isFinal(line) { return lines }
+        }
+        throw Failure("connection closed after \(lines)")
+    }
+
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        SSL_shutdown(ssl)
+        Glibc.shutdown(fd, Int32(SHUT_RDWR))
+        Glibc.close(fd)
+    }
+
+    private static func connect(host: String, port: Int, timeout: Double) throws -> Int32 {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
+            throw Failure("cannot resolve \(host)")
+        }
+        defer { freeaddrinfo(list) }
+        let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw Failure("socket failed") }
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        guard Glibc.connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+            let reason = String(cString: strerror(clinux_errno()))
+            Glibc.close(fd)
+            throw Failure("cannot connect to \(host):\(port): \(reason)")
+        }
+        return fd
+    }
+
+    private static func opensslReason() -> String {
+        var reasons: [String] = []
+        while case let code = ERR_get_error(), code != 0 {
+            var text = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &text, text.count)
+            reasons.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        return reasons.isEmpty ? "connection closed" : reasons.joined(separator: "; ")
+    }
+}
