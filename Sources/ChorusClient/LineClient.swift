@@ -58,9 +58,8 @@ public final class LineClient {
         var timeoutValue = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeoutValue, socklen_t(MemoryLayout<timeval>.size))
         guard SSL_connect(ssl) == 1 else {
+            // Every property is set, so deinit runs and frees the TLS objects.
             let reason = Self.opensslReason()
-            SSL_free(ssl)
-            SSL_CTX_free(context)
             Glibc.close(fd)
             closed = true
             throw Failure("TLS handshake failed: \(reason)")

@@ -27,6 +27,11 @@ struct Flags {
           --help, --version
         """
 
+    static let valueFlags: Set<String> = [
+        "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
+        "--handshake-timeout", "--idle-timeout", "--scrypt-log-n",
+    ]
+
     struct Failure: Error {
         let message: String
     }
@@ -82,6 +87,8 @@ struct Flags {
 
     private static func split(_ word: String, _ rest: inout ArraySlice<String>) throws(Failure) -> (String, String) {
         guard word.hasPrefix("--") else { throw Failure(message: "unexpected argument \(word) (see chorusd --help)") }
+        let name = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
+        guard valueFlags.contains(name) else { throw Failure(message: "unknown flag \(name) (see chorusd --help)") }
         if let equals = word.firstIndex(of: "=") {
             return (String(word[..<equals]), String(word[word.index(after: equals)...]))
         }

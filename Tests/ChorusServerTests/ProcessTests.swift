@@ -1,0 +1,152 @@
+import ChorusClient
+import ChorusCrypto
+import Foundation
+import Testing
+
+/// The `chorusd` executable as a user runs it: flags, the listening line, start-up
+/// errors with exit status 2, SIGTERM, the admin command and the default certificate.
+@Suite struct ProcessTests {
+    /// The built chorusd sits next to the test bundle.
+    static var chorusd: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("chorusd").path
+    }
+
+    /// A chorusd process with captured output.
+    final class Daemon {
+        let process = Process()
+        let output = Pipe()
+        let errors = Pipe()
+        private(set) var port = 0
+        private(set) var stdoutLines: [String] = []
+
+        init(_ arguments: [String], in directory: String) throws {
+            process.executableURL = URL(fileURLWithPath: ProcessTests.chorusd)
+            process.arguments = arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: directory)
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+        }
+
+        /// Reads standard output until the `listening on` line; returns false if the process ended first.
+        func waitUntilListening() throws -> Bool {
+            var buffer = ""
+            let handle = output.fileHandleForReading
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { return false }
+                buffer += String(decoding: data, as: UTF8.self)
+                stdoutLines = buffer.split(separator: "\n").map(String.init)
+                if let line = stdoutLines.first(where: { $0.contains("listening on ") }),
+                   let portText = line.split(separator: ":").last, let port = Int(portText) {
+                    self.port = port
+                    return true
+                }
+            }
+        }
+
+        func finish() -> (status: Int32, stderr: String) {
+            process.waitUntilExit()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return (process.terminationStatus, text)
+        }
+
+        deinit {
+            if process.isRunning { process.terminate() }
+        }
+    }
+
+    static func run(_ arguments: [String], in directory: String) throws -> (status: Int32, stderr: String) {
+        try Daemon(arguments, in: directory).finish()
+    }
+
+    /// Port 0 picks a free port and the listening line says which; SIGTERM sends `bye` and exits 0.
+    @Test func listensOnAFreePortAndStopsCleanlyOnSIGTERM() throws {
+        let directory = try TemporaryDirectory()
+        let daemon = try Daemon(["--port", "0", "--data", "data", "--scrypt-log-n", "10"], in: directory.path)
+        #expect(try daemon.waitUntilListening())
+        #expect(daemon.port > 0)
+        let client = try TestClient(port: daemon.port, certificatePath: directory.path + "/certs/server.crt")
+        #expect(try client.last("REGISTER lena \"correct horse battery staple\"").hasPrefix("OK"))
+        daemon.process.terminate()
+        #expect(try client.nextEvent().hasPrefix("* bye"))
+        #expect(try client.connection.readLine() == nil)
+        let result = daemon.finish()
+        #expect(result.status == 0)
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/data/chorus.sqlite"))
+    }
+
+    /// With no certificate, chorusd makes a self-signed one in certs/, key mode 0600, and prints its fingerprint.
+    @Test func makesTheDefaultCertificate() throws {
+        let directory = try TemporaryDirectory()
+        let daemon = try Daemon(["--port", "0", "--scrypt-log-n", "10"], in: directory.path)
+        #expect(try daemon.waitUntilListening())
+        let certificate = directory.path + "/certs/server.crt"
+        let fingerprint = try CertificateFingerprint.sha256(pemFile: certificate)
+        #expect(daemon.stdoutLines.contains { $0.contains(fingerprint) })
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory.path + "/certs/server.key")
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        // A client that trusts exactly that certificate connects by name.
+        let client = try TestClient(port: daemon.port, certificatePath: certificate)
+        #expect(try client.last("PING") == "OK PONG")
+        daemon.process.interrupt()
+        #expect(daemon.finish().status == 0)
+    }
+
+    /// Bad flags, a missing certificate, a busy port, an unusable data folder: one line on stderr, status 2.
+    @Test func startupProblemsExitWithStatus2() throws {
+        let directory = try TemporaryDirectory()
+        let unknown = try Self.run(["--frobnicate"], in: directory.path)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("unknown flag --frobnicate"))
+
+        let badPort = try Self.run(["--port", "seventy"], in: directory.path)
+        #expect(badPort.status == 2)
+        #expect(badPort.stderr.contains("--port"))
+
+        let noCert = try Self.run(["--port", "0", "--cert", "missing.crt", "--key", "missing.key"], in: directory.path)
+        #expect(noCert.status == 2)
+        #expect(noCert.stderr.contains("missing.crt"))
+
+        _ = FileManager.default.createFile(atPath: directory.path + "/plainfile", contents: Data())
+        let badData = try Self.run(["--port", "0", "--data", "plainfile/data"], in: directory.path)
+        #expect(badData.status == 2)
+        #expect(badData.stderr.contains("plainfile"))
+
+        let first = try Daemon(["--port", "0", "--scrypt-log-n", "10"], in: directory.path)
+        #expect(try first.waitUntilListening())
+        let busy = try Self.run(["--port", String(first.port), "--scrypt-log-n", "10"], in: directory.path)
+        #expect(busy.status == 2)
+        #expect(busy.stderr.contains("cannot bind"))
+        #expect(busy.stderr.split(separator: "\n").count == 2) // the low-cost warning and the error
+        first.process.terminate()
+        _ = first.finish()
+    }
+
+    /// `chorusd admin grant NAME --data DIR` makes an account a server admin.
+    @Test func adminGrantFromTheCommandLine() throws {
+        let directory = try TemporaryDirectory()
+        let daemon = try Daemon(["--port", "0", "--data", "data", "--scrypt-log-n", "10"], in: directory.path)
+        #expect(try daemon.waitUntilListening())
+        let certificate = directory.path + "/certs/server.crt"
+        let client = try TestClient(port: daemon.port, certificatePath: certificate)
+        #expect(try client.last("REGISTER Mona \"correct horse battery staple\"").hasPrefix("OK"))
+        let grant = try Self.run(["admin", "grant", "mona", "--data", "data"], in: directory.path)
+        #expect(grant.status == 0)
+        let missing = try Self.run(["admin", "grant", "nobody", "--data", "data"], in: directory.path)
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("no account named nobody"))
+        let again = try TestClient(port: daemon.port, certificatePath: certificate)
+        #expect(try again.last("LOGIN mona \"correct horse battery staple\"").hasPrefix("OK"))
+        #expect(try again.last("WHOAMI") == "OK mona (server admin)")
+        daemon.process.terminate()
+        #expect(daemon.finish().status == 0)
+    }
+
+    /// --help and --version print and exit 0.
+    @Test func helpAndVersion() throws {
+        let directory = try TemporaryDirectory()
+        #expect(try Self.run(["--help"], in: directory.path).status == 0)
+        #expect(try Self.run(["--version"], in: directory.path).status == 0)
+    }
+}

@@ -1,0 +1,130 @@
+import ChorusClient
+import Foundation
+import Testing
+
+/// The line protocol over real TLS: greeting, modes, tags, framing errors.
+@Suite struct SessionTests {
+    /// A new connection is greeted with one `* ` line that points at HELP.
+    @Test func greetsWithAStarLine() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        #expect(client.greeting.hasPrefix("* chorus"))
+        #expect(client.greeting.contains("HELP"))
+    }
+
+    /// PING answers in text and, after MODE json, as one JSON object carrying the tag.
+    @Test func pingInBothModesWithTags() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        #expect(try client.last("PING") == "OK PONG")
+        #expect(try client.last("@a1 ping hello") == "@a1 OK PONG hello")
+        let mode = try client.json("@m MODE json")
+        #expect(mode["type"] as? String == "ok")
+        #expect(mode["tag"] as? String == "m")
+        #expect(mode["mode"] as? String == "json")
+        let pong = try client.json("@p2 PING x")
+        #expect(pong["pong"] as? String == "x")
+        #expect(pong["tag"] as? String == "p2")
+        let untagged = try client.json("PING")
+        #expect(untagged["tag"] == nil)
+        #expect(untagged["pong"] is NSNull)
+        #expect(try client.last("MODE text") == "OK mode text")
+    }
+
+    /// HELP lists every command as body lines before OK; HELP VERB shows one; unknown ones are 404.
+    @Test func helpComesFromTheCommandTable() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        let all = try client.call("HELP")
+        #expect(all.last?.hasPrefix("OK") == true)
+        #expect(all.contains { $0.contains("REGISTER NAME PASSWORD") })
+        #expect(all.contains { $0.contains("PING [TOKEN]") })
+        let one = try client.call("help login")
+        #expect(one.count == 2)
+        #expect(one[0].contains("LOGIN NAME PASSWORD"))
+        #expect(try client.last("HELP FROBNICATE").hasPrefix("ERR 404"))
+    }
+
+    /// Unknown verbs and wrong arity get 400 with the usage line, and the tag is kept.
+    @Test func usageErrorsCarryTheUsageLine() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        #expect(try client.last("FROBNICATE now").hasPrefix("ERR 400 unknown command FROBNICATE"))
+        let arity = try client.last("@t REGISTER onlyname")
+        #expect(arity.hasPrefix("@t ERR 400"))
+        #expect(arity.contains("usage: REGISTER NAME PASSWORD"))
+        #expect(try client.last("MODE xml").contains("usage: MODE text|json"))
+        #expect(try client.last("PING \"unterminated").hasPrefix("ERR 400"))
+    }
+
+    /// A line over the limit gets 413 and is skipped to its end; the next line works.
+    @Test func overLongLineIsRefusedAndTheConnectionStaysUsable() throws {
+        let server = try TestServer { $0.maxLine = 1024 }
+        let client = try server.client()
+        try client.connection.sendRaw(Array(repeating: UInt8(ascii: "a"), count: 5000) + [0x0d, 0x0a])
+        #expect(try client.reply().last?.hasPrefix("ERR 413") == true)
+        // The same once more, in pieces, with no newline for a while.
+        for _ in 0..<10 { try client.connection.sendRaw(Array(repeating: UInt8(ascii: "b"), count: 700)) }
+        try client.connection.sendRaw([0x0a])
+        #expect(try client.reply().last?.hasPrefix("ERR 413") == true)
+        #expect(try client.last("PING ok") == "OK PONG ok")
+    }
+
+    /// Invalid UTF-8 and binary junk get 400; empty lines are ignored; LF alone ends a line.
+    @Test func malformedBytesGetClearErrors() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        try client.connection.sendRaw([0x50, 0x49, 0x4e, 0x47, 0x20, 0xff, 0xfe, 0x0d, 0x0a])
+        #expect(try client.reply().last == "ERR 400 invalid UTF-8")
+        try client.connection.sendRaw([0x01, 0x02, 0x1b, 0x5b, 0x32, 0x4a, 0x0a])
+        #expect(try client.reply().last?.hasPrefix("ERR 400") == true)
+        try client.connection.sendRaw(Array("\r\n\n   \nPING lf\n".utf8))
+        #expect(try client.reply().last == "OK PONG lf")
+    }
+
+    /// Many commands sent at once are answered one by one, in order, tags intact.
+    @Test func pipelinedCommandsAnswerInOrder() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        var batch = "REGISTER pipe \"correct horse battery staple\"\r\n"
+        for index in 0..<50 { batch += "@n\(index) PING \(index)\r\n" }
+        batch += "@w WHOAMI\r\n"
+        try client.connection.sendRaw(Array(batch.utf8))
+        #expect(try client.reply().last?.hasPrefix("OK welcome pipe") == true)
+        for index in 0..<50 {
+            #expect(try client.reply().last == "@n\(index) OK PONG \(index)")
+        }
+        #expect(try client.reply().last == "@w OK pipe")
+    }
+
+    /// QUIT answers OK and the server closes the connection.
+    @Test func quitClosesAfterReplying() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        #expect(try client.last("QUIT") == "OK bye")
+        #expect(try client.connection.readLine(timeout: 5) == nil)
+    }
+
+    /// A socket that never sends a line is closed after the handshake timeout.
+    @Test func silentConnectionIsClosedAfterTheHandshakeTimeout() throws {
+        let server = try TestServer { $0.handshakeTimeout = 1 }
+        let client = try server.client()
+        #expect(try client.connection.readLine(timeout: 5) == nil)
+    }
+
+    /// A session silent past the idle timeout is told why and closed; PING keeps one alive.
+    @Test func idleSessionIsClosedAndPingKeepsItOpen() throws {
+        let server = try TestServer { $0.idleTimeout = 2 }
+        let quiet = try server.client()
+        let chatty = try server.client()
+        #expect(try quiet.last("PING") == "OK PONG")
+        for _ in 0..<4 {
+            Thread.sleep(forTimeInterval: 0.8)
+            #expect(try chatty.last("PING") == "OK PONG")
+        }
+        let notice = try quiet.connection.readLine(timeout: 5)
+        #expect(notice?.hasPrefix("ERR 429 idle") == true)
+        #expect(try quiet.connection.readLine(timeout: 5) == nil)
+        #expect(try chatty.last("PING") == "OK PONG")
+    }
+}

@@ -1,0 +1,78 @@
+import ChorusClient
+import ChorusCrypto
+import COpenSSL
+import Foundation
+import Testing
+
+/// The TLS profile as a client sees it.
+@Suite struct TLSTests {
+    /// TLS 1.3 is negotiated by default and the certificate verifies by host name.
+    @Test func negotiatesTLS13AndVerifies() throws {
+        let server = try TestServer()
+        let client = try LineClient(port: server.port, trust: .certificateFile(server.certificatePath))
+        #expect(client.protocolVersion == "TLSv1.3")
+    }
+
+    /// TLS 1.2 works with ECDHE and AES-GCM.
+    @Test func acceptsTLS12WithECDHE() throws {
+        let server = try TestServer()
+        let client = try LineClient(port: server.port, trust: .certificateFile(server.certificatePath),
+                                    maxVersion: COPENSSL_TLS1_2_VERSION, ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256")
+        #expect(client.protocolVersion == "TLSv1.2")
+        #expect(client.cipher == "ECDHE-ECDSA-AES128-GCM-SHA256")
+    }
+
+    /// TLS 1.1 and TLS 1.2 suites without forward secrecy or AEAD are refused.
+    @Test func refusesOldProtocolsAndWeakSuites() throws {
+        let server = try TestServer()
+        #expect(throws: LineClient.Failure.self) {
+            _ = try LineClient(port: server.port, trust: .insecure, minVersion: TLS1_1_VERSION, maxVersion: TLS1_1_VERSION,
+                               ciphers: "DEFAULT:@SECLEVEL=0")
+        }
+        #expect(throws: LineClient.Failure.self) {
+            _ = try LineClient(port: server.port, trust: .insecure, maxVersion: COPENSSL_TLS1_2_VERSION,
+                               ciphers: "ECDHE-ECDSA-AES128-SHA256:ECDHE-ECDSA-AES128-SHA")
+        }
+        // The server survives all that.
+        let client = try server.client()
+        #expect(try client.last("PING") == "OK PONG")
+    }
+
+    /// A client that trusts a different certificate refuses to talk.
+    @Test func wrongCertificateIsRejectedByTheClient() throws {
+        let server = try TestServer()
+        let other = try TemporaryDirectory()
+        _ = try SelfSignedCertificate.create(certificatePath: other.path + "/server.crt", keyPath: other.path + "/server.key")
+        #expect(throws: LineClient.Failure.self) {
+            _ = try LineClient(port: server.port, trust: .certificateFile(other.path + "/server.crt"))
+        }
+    }
+
+    /// Garbage instead of a TLS handshake closes that socket and nothing else.
+    @Test func plaintextGarbageIsDropped() throws {
+        let server = try TestServer()
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(server.port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == 0)
+        let junk = Array("HELLO I AM NOT TLS\r\n".utf8)
+        _ = junk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        // The server answers with a TLS alert or just closes; either way the socket ends.
+        var total = 0
+        while true {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { break }
+            total += count
+        }
+        close(fd)
+        let client = try server.client()
+        #expect(try client.last("PING") == "OK PONG")
+    }
+}
+

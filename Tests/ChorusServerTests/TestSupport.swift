@@ -1,0 +1,145 @@
+import ChorusClient
+import ChorusCrypto
+import ChorusServer
+import Foundation
+import Testing
+
+/// A temporary folder that removes itself.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "chorus-test-" + SecureRandom.hex(6)
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// A real server on a free loopback port with its own data folder and certificate.
+final class TestServer {
+    let directory: TemporaryDirectory
+    let certificatePath: String
+    var configuration: ServerConfiguration
+    private(set) var server: Server?
+
+    init(directory: TemporaryDirectory? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        let directory = try directory ?? TemporaryDirectory()
+        self.directory = directory
+        certificatePath = directory.path + "/server.crt"
+        let keyPath = directory.path + "/server.key"
+        if !FileManager.default.fileExists(atPath: certificatePath) {
+            _ = try SelfSignedCertificate.create(certificatePath: certificatePath, keyPath: keyPath)
+        }
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.dataDirectory = directory.path + "/data"
+        configuration.certificatePath = certificatePath
+        configuration.keyPath = keyPath
+        // Cheap hashes keep the suite fast; the default cost has its own test.
+        configuration.scrypt = ScryptParameters(logN: 10)
+        configure(&configuration)
+        self.configuration = configuration
+        server = try Server.start(configuration)
+    }
+
+    deinit {
+        server?.shutDown()
+    }
+
+    var port: Int { server?.port ?? 0 }
+
+    func stop() {
+        server?.shutDown()
+        server = nil
+    }
+
+    /// Starts again on the same data folder (a new port).
+    func restart() throws {
+        stop()
+        server = try Server.start(configuration)
+    }
+
+    /// A connected client that has read the greeting.
+    func client() throws -> TestClient {
+        try TestClient(port: port, certificatePath: certificatePath)
+    }
+
+    /// A connected client logged in as a new account.
+    func user(_ name: String, password: String = "correct horse battery staple") throws -> TestClient {
+        let client = try client()
+        let reply = try client.call("REGISTER \(name) \"\(password)\"")
+        #expect(reply.last?.hasPrefix("OK") == true, "register \(name): \(reply)")
+        return client
+    }
+}
+
+/// A line client that knows where a reply ends, and keeps events that arrive between replies.
+final class TestClient {
+    let connection: LineClient
+    let greeting: String
+    var mode = "text"
+    private(set) var events: [String] = []
+
+    init(port: Int, certificatePath: String) throws {
+        connection = try LineClient(port: port, trust: .certificateFile(certificatePath))
+        greeting = try connection.readLine() ?? ""
+    }
+
+    /// Sends one line and returns the reply's lines (body lines and the final line).
+    @discardableResult
+    func call(_ line: String, timeout: Double = 10) throws -> [String] {
+        try connection.send(line)
+        return try reply(timeout: timeout)
+    }
+
+    /// Reads one whole reply, setting aside events that come before it.
+    func reply(timeout: Double = 10) throws -> [String] {
+        var lines: [String] = []
+        while true {
+            guard let line = try connection.readLine(timeout: timeout) else {
+                throw LineClient.Failure("closed after \(lines)")
+            }
+            if isEvent(line) {
+                events.append(line)
+                continue
+            }
+            lines.append(line)
+            if isFinal(line) { return lines }
+        }
+    }
+
+    /// The final line of the reply to `line`.
+    func last(_ line: String) throws -> String {
+        try call(line).last ?? ""
+    }
+
+    /// The reply to `line` in JSON mode, decoded.
+    func json(_ line: String) throws -> [String: Any] {
+        let text = try last(line)
+        guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            throw LineClient.Failure("not a JSON object: \(text)")
+        }
+        return object
+    }
+
+    func nextEvent(timeout: Double = 10) throws -> String {
+        if !events.isEmpty { return events.removeFirst() }
+        guard let line = try connection.readLine(timeout: timeout) else { throw LineClient.Failure("closed") }
+        return line
+    }
+
+    private func isEvent(_ line: String) -> Bool {
+        line.hasPrefix("* ") || line.hasPrefix("{\"type\":\"event\"")
+    }
+
+    private func isFinal(_ line: String) -> Bool {
+        var rest = Substring(line)
+        if rest.hasPrefix("@"), let space = rest.firstIndex(of: " ") {
+            rest = rest[rest.index(after: space)...]
+        }
+        return rest.hasPrefix("OK") || rest.hasPrefix("ERR ") || rest.hasPrefix("{")
+    }
+}
