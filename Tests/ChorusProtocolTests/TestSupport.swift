@@ -1,0 +1,215 @@
+import ChorusProtocol
+import Foundation
+import Testing
+
+/// A small, deterministic random number generator (SplitMix64), so a failing random
+/// split can be replayed from its seed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The bytes of a string, for building wire input.
+func bytes(_ text: String) -> [UInt8] {
+    Array(text.utf8)
+}
+
+/// A `.line` frame holding the UTF-8 of `text`.
+func line(_ text: String) -> LineFramer.Frame {
+    .line(Array(text.utf8))
+}
+
+/// Feeds a `LineFramer` the way a network would, in the spirit of swift-nio's
+/// `ByteToMessageDecoderVerifier`: the same input as one chunk, one byte at a time and in
+/// seeded random splits, draining every frame after each chunk.
+enum FramerHarness {
+    /// Chunk sizes that cover `count` bytes.
+    static func whole(_ count: Int) -> [Int] {
+        count == 0 ? [] : [count]
+    }
+
+    static func bytewise(_ count: Int) -> [Int] {
+        Array(repeating: 1, count: count)
+    }
+
+    static func randomSplits(_ count: Int, seed: UInt64, largest: Int) -> [Int] {
+        var generator = SeededGenerator(seed: seed)
+        var sizes: [Int] = []
+        var left = count
+        while left > 0 {
+            let size = min(left, Int.random(in: 1...max(1, largest), using: &generator))
+            sizes.append(size)
+            left -= size
+        }
+        return sizes
+    }
+
+    /// Runs one feeding and returns every frame produced, checking after each append and
+    /// each drain that the framer holds no more than about `maxLine` bytes.
+    static func frames(
+        of input: [UInt8], chunks: [Int], maxLine: Int, rawPointers: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> [LineFramer.Frame] {
+        var framer = LineFramer(maxLine: maxLine)
+        var frames: [LineFramer.Frame] = []
+        var offset = 0
+        for size in chunks {
+            let chunk = Array(input[offset..<(offset + size)])
+            offset += size
+            if rawPointers {
+                chunk.withUnsafeBytes { framer.append($0) }
+            } else {
+                framer.append(chunk)
+            }
+            let afterAppend = framer.bufferedCount
+            if afterAppend > maxLine + 2 + size {
+                Issue.record("buffered \(afterAppend) bytes after a \(size)-byte chunk (maxLine \(maxLine))",
+                             sourceLocation: sourceLocation)
+            }
+            while let frame = framer.next() {
+                frames.append(frame)
+            }
+            let afterDrain = framer.bufferedCount
+            if afterDrain > maxLine + 2 {
+                Issue.record("buffered \(afterDrain) bytes of an unfinished line (maxLine \(maxLine))",
+                             sourceLocation: sourceLocation)
+            }
+        }
+        #expect(offset == input.count, "the harness fed every byte", sourceLocation: sourceLocation)
+        #expect(framer.next() == nil, "no frame appears without new bytes", sourceLocation: sourceLocation)
+        return frames
+    }
+
+    /// Feeds `input` whole, byte by byte and in random splits for several seeds, and
+    /// expects `expected` every time.
+    static func expectSameFrames(
+        _ input: [UInt8], maxLine: Int, expected: [LineFramer.Frame],
+        seeds: ClosedRange<UInt64> = 1...8, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let whole = frames(of: input, chunks: whole(input.count), maxLine: maxLine, sourceLocation: sourceLocation)
+        #expect(whole == expected, "fed as one chunk", sourceLocation: sourceLocation)
+        let single = frames(of: input, chunks: bytewise(input.count), maxLine: maxLine, sourceLocation: sourceLocation)
+        #expect(single == expected, "fed one byte at a time", sourceLocation: sourceLocation)
+        for seed in seeds {
+            let largest = [2, 3, 7, maxLine / 2, maxLine + 3, 64][Int(seed) % 6]
+            let sizes = randomSplits(input.count, seed: seed, largest: largest)
+            let split = frames(of: input, chunks: sizes, maxLine: maxLine, sourceLocation: sourceLocation)
+            #expect(split == expected, "fed in random chunks (seed \(seed), largest \(largest))",
+                    sourceLocation: sourceLocation)
+        }
+    }
+
+    /// What the contract says the frames of `input` are, computed the simple way: split
+    /// at LF, drop one CR before it, skip empty lines, refuse lines over `maxLine`, and
+    /// refuse an unfinished tail once it can no longer fit.
+    static func model(_ input: [UInt8], maxLine: Int) -> [LineFramer.Frame] {
+        var frames: [LineFramer.Frame] = []
+        var current: [UInt8] = []
+        for byte in input {
+            guard byte == UInt8(ascii: "\n") else {
+                current.append(byte)
+                continue
+            }
+            if current.last == UInt8(ascii: "\r") { current.removeLast() }
+            if current.count > maxLine {
+                frames.append(.tooLong)
+            } else if !current.isEmpty {
+                frames.append(.line(current))
+            }
+            current = []
+        }
+        if current.count > maxLine + 1 { frames.append(.tooLong) }
+        return frames
+    }
+}
+
+/// Splits rendered output into its lines, each without its CRLF, and checks that every
+/// line ended with CRLF and that no CR or LF hides inside a line.
+func wireLines(_ output: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) -> [String] {
+    var lines: [String] = []
+    var current: [UInt8] = []
+    var index = 0
+    while index < output.count {
+        let byte = output[index]
+        if byte == 0x0d, index + 1 < output.count, output[index + 1] == 0x0a {
+            lines.append(String(decoding: current, as: UTF8.self))
+            current = []
+            index += 2
+            continue
+        }
+        if byte == 0x0d || byte == 0x0a {
+            Issue.record("bare \(byte == 0x0d ? "CR" : "LF") inside a line", sourceLocation: sourceLocation)
+        }
+        current.append(byte)
+        index += 1
+    }
+    if !current.isEmpty {
+        Issue.record("output does not end with CRLF", sourceLocation: sourceLocation)
+    }
+    return lines
+}
+
+/// Parses one JSON-mode line (CRLF included) with Foundation, as a bot would.
+func parseJSONLine(_ output: [UInt8], sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
+    #expect(output.suffix(2) == [0x0d, 0x0a], "a JSON line ends with CRLF", sourceLocation: sourceLocation)
+    let body = Data(output.dropLast(2))
+    let object = try JSONSerialization.jsonObject(with: body, options: [])
+    return try #require(object as? [String: Any], "a JSON line is an object", sourceLocation: sourceLocation)
+}
+
+/// The keys of a JSON object line in the order they were written, read with a tiny
+/// scanner (Foundation's dictionaries forget order).
+func topLevelKeys(_ json: String) -> [String] {
+    var keys: [String] = []
+    var depth = 0
+    var inString = false
+    var escaped = false
+    var current = ""
+    var expectingKey = false
+    for character in json {
+        if inString {
+            if escaped {
+                escaped = false
+                current.append(character)
+            } else if character == "\\" {
+                escaped = true
+                current.append(character)
+            } else if character == "\"" {
+                inString = false
+                if expectingKey && depth == 1 { keys.append(current) }
+                expectingKey = false
+            } else {
+                current.append(character)
+            }
+            continue
+        }
+        switch character {
+        case "\"":
+            inString = true
+            current = ""
+        case "{", "[":
+            depth += 1
+            if character == "{" && depth == 1 { expectingKey = true }
+        case "}", "]":
+            depth -= 1
+        case ",":
+            if depth == 1 { expectingKey = true }
+        case ":":
+            expectingKey = false
+        default:
+            break
+        }
+    }
+    return keys
+}
