@@ -12,6 +12,34 @@ public enum Command: Sendable, Equatable {
     case logout
     case whoami
     case password(old: String, new: String)
+    // Rooms (R is an id or a name, resolved against the caller's rooms)
+    case rooms
+    case roomCreate(name: String)
+    case roomShow(room: String)
+    case roomRename(room: String, name: String)
+    case roomAdd(room: String, user: String)
+    case roomRemove(room: String, user: String)
+    case roomLeave(room: String)
+    case roomRole(room: String, user: String, role: String)
+    case roomDelete(room: String)
+    case roomInvite(room: String, options: [String: String])
+    case roomInvites(room: String)
+    case roomUninvite(room: String, code: String)
+    case roomJoin(code: String)
+    // Tasks
+    case taskAdd(room: String, title: String, options: [String: String])
+    case taskShow(task: Int64)
+    case taskEdit(task: Int64, options: [String: String])
+    case taskAssign(task: Int64, user: String?)
+    case taskProgress(task: Int64, percent: String)
+    case taskDone(task: Int64)
+    case taskReopen(task: Int64)
+    case taskDelete(task: Int64)
+    case tasks(scope: String?, filter: String?)
+    // Chat
+    case say(room: String, text: String)
+    case comment(task: Int64, text: String)
+    case history(room: String, limit: String?, before: String?)
 }
 
 /// How a session wants its replies and events written (CONTRACT §3).

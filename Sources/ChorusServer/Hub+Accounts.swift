@@ -12,8 +12,8 @@ extension Hub {
     func register(name: String, password: String, session: Session, tag: String?) {
         runOffLoop(session, tag: tag) { [accounts] done in
             accounts.register(name: name, password: password, completion: done)
-        } finish: { session, account in
-            session.account = account
+        } finish: { [unowned self] session, account in
+            setAccount(account, of: session)
             Log.info("registered \(account.name) from \(session.connection.peerHost)")
             return .ok("welcome \(account.name) — you are logged in", [("user", Self.userShape(account))])
         }
@@ -21,11 +21,17 @@ extension Hub {
 
     /// LOGIN NAME PASSWORD — an unknown name and a wrong password answer alike.
     func login(name: String, password: String, session: Session, tag: String?) {
-        runOffLoop(session, tag: tag) { [accounts] done in
-            accounts.login(name: name, password: password, completion: done)
-        } finish: { session, account in
-            session.account = account
-            return .ok("logged in as \(account.name)", [("user", Self.userShape(account))])
+        runOffLoop(session, tag: tag) { [accounts, database, clock] done in
+            accounts.login(name: name, password: password) { result in
+                guard case .success(let account) = result else { return done(result.map { ($0, "") }) }
+                // The greeting line of a session: what waits for this person.
+                database.submit({ db in try LoginSummary.text(for: account.id, db: db, now: clock.now()) }) { summary in
+                    done(.success((account, (try? summary.get()) ?? "")))
+                }
+            }
+        } finish: { [unowned self] session, login in
+            setAccount(login.0, of: session)
+            return .ok("logged in as \(login.0.name)\(login.1)", [("user", Self.userShape(login.0))])
         }
     }
 

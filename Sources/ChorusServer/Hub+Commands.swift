@@ -27,12 +27,14 @@ extension Hub {
             login(name: name, password: password, session: session, tag: request.tag)
         case .logout:
             let name = session.account?.name ?? ""
-            session.account = nil
+            setAccount(nil, of: session)
             session.send(.ok("logged out \(name)"), tag: request.tag)
         case .whoami:
             session.send(whoami(session), tag: request.tag)
         case .password(let old, let new):
             changePassword(old: old, new: new, session: session, tag: request.tag)
+        default:
+            household(request, from: session)
         }
     }
 

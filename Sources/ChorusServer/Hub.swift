@@ -13,14 +13,20 @@ final class Hub: ConnectionDelegate {
     let loop: EventLoop
     let configuration: ServerConfiguration
     let accounts: AccountService
+    let database: DatabaseQueue
+    let clock: any Clock
     var listener: Listener?
     private(set) var sessions: [UInt64: Session] = [:]
+    /// Logged-in sessions by account id: where fan-out looks recipients up.
+    private(set) var sessionsByUser: [Int64: Set<UInt64>] = [:]
     private var shuttingDown = false
 
-    init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService) {
+    init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService, database: DatabaseQueue, clock: any Clock) {
         self.loop = loop
         self.configuration = configuration
         self.accounts = accounts
+        self.database = database
+        self.clock = clock
     }
 
     /// This hub, carried across threads and opened only on its loop.
@@ -59,7 +65,31 @@ final class Hub: ConnectionDelegate {
     }
 
     func connectionDidClose(_ connection: Connection, reason: String) {
-        sessions[connection.id] = nil
+        guard let session = sessions.removeValue(forKey: connection.id) else { return }
+        setAccount(nil, of: session)
+    }
+
+    /// Logs a session in or out, keeping `sessionsByUser` in step.
+    func setAccount(_ account: AccountRecord?, of session: Session) {
+        if let old = session.account {
+            sessionsByUser[old.id]?.remove(session.id)
+            if sessionsByUser[old.id]?.isEmpty == true { sessionsByUser[old.id] = nil }
+        }
+        session.account = account
+        if let account { sessionsByUser[account.id, default: []].insert(session.id) }
+    }
+
+    /// Sends each event to every session of its audience but the one that caused it.
+    /// The bytes were rendered once per format; every recipient shares them.
+    func deliver(_ deliveries: [Delivery], except issuer: UInt64?) {
+        for delivery in deliveries {
+            for user in Set(delivery.audience) {
+                guard let ids = sessionsByUser[user] else { continue }
+                for id in ids where id != issuer {
+                    sessions[id]?.send(delivery.event)
+                }
+            }
+        }
     }
 
     /// Closes a session that has said nothing for `--idle-timeout` seconds. The timer is

@@ -53,7 +53,7 @@ public final class Server: Sendable {
         }
 
         loop = try EventLoop()
-        let hubObject = Hub(loop: loop, configuration: configuration, accounts: accounts)
+        let hubObject = Hub(loop: loop, configuration: configuration, accounts: accounts, database: database, clock: clock)
         hub = LoopBound(hubObject, loop: loop)
         let listener: Listener
         do {

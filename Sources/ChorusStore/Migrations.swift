@@ -18,6 +18,93 @@ public enum Migrations {
           created TEXT NOT NULL
         ) STRICT;
         """,
+        // 2: households: rooms, members, invites, tasks, messages, comments, the event log.
+        """
+        CREATE TABLE rooms (
+          id INTEGER PRIMARY KEY,
+          name TEXT NOT NULL,
+          created TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE members (
+          room INTEGER NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+          user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          role TEXT NOT NULL CHECK (role IN ('owner','admin','member')),
+          joined TEXT NOT NULL,
+          PRIMARY KEY (room, user)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX members_by_user ON members(user, room);
+        CREATE TABLE invites (
+          code TEXT PRIMARY KEY,
+          room INTEGER NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+          created_by INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          uses_left INTEGER CHECK (uses_left IS NULL OR uses_left >= 0),
+          expires TEXT,
+          created TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX invites_by_room ON invites(room);
+        CREATE TABLE tasks (
+          id INTEGER PRIMARY KEY,
+          room INTEGER REFERENCES rooms(id) ON DELETE CASCADE,
+          owner INTEGER REFERENCES users(id) ON DELETE CASCADE,
+          title TEXT NOT NULL,
+          notes TEXT,
+          done INTEGER NOT NULL DEFAULT 0 CHECK (done IN (0,1)),
+          progress INTEGER NOT NULL DEFAULT 0 CHECK (progress BETWEEN 0 AND 100),
+          assignee INTEGER REFERENCES users(id) ON DELETE SET NULL,
+          creator INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          due TEXT,
+          start TEXT,
+          estimate REAL,
+          points INTEGER NOT NULL DEFAULT 1 CHECK (points >= 0),
+          parent INTEGER REFERENCES tasks(id) ON DELETE CASCADE,
+          repeat TEXT,
+          rotate TEXT,
+          remind TEXT,
+          created TEXT NOT NULL,
+          done_at TEXT,
+          done_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+          CHECK ((room IS NULL) <> (owner IS NULL))
+        ) STRICT;
+        CREATE INDEX tasks_by_room ON tasks(room, done);
+        CREATE INDEX tasks_by_assignee ON tasks(assignee, done);
+        CREATE INDEX tasks_by_owner ON tasks(owner, done);
+        CREATE INDEX tasks_by_parent ON tasks(parent);
+        CREATE INDEX tasks_by_creator ON tasks(creator);
+        CREATE INDEX tasks_by_done_by ON tasks(done_by);
+        CREATE TABLE messages (
+          id INTEGER PRIMARY KEY,
+          room INTEGER NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+          sender INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          text TEXT NOT NULL,
+          at TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX messages_by_room ON messages(room, id);
+        CREATE INDEX messages_by_sender ON messages(sender);
+        CREATE TABLE comments (
+          id INTEGER PRIMARY KEY,
+          task INTEGER NOT NULL REFERENCES tasks(id) ON DELETE CASCADE,
+          sender INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          text TEXT NOT NULL,
+          at TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX comments_by_task ON comments(task, id);
+        CREATE INDEX comments_by_sender ON comments(sender);
+        CREATE INDEX invites_by_creator ON invites(created_by);
+        -- The event log outlives what it describes (a deleted room's room.deleted stays),
+        -- so no foreign keys here. AUTOINCREMENT: ids never reused, even after deletes.
+        CREATE TABLE events (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          room INTEGER,
+          user INTEGER,
+          name TEXT NOT NULL,
+          by TEXT,
+          at TEXT NOT NULL,
+          payload TEXT NOT NULL,
+          text TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX events_by_room ON events(room, id);
+        CREATE INDEX events_by_user ON events(user, id);
+        """,
     ]
 }
 

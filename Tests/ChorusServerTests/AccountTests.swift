@@ -47,7 +47,7 @@ import Testing
         #expect(unknownName == wrongPassword)
         #expect(malformedName == wrongPassword)
         #expect(try client.last("WHOAMI").hasPrefix("ERR 401"))
-        #expect(try client.last("LOGIN Carol \"correct horse battery staple\"") == "OK logged in as carol")
+        #expect(try client.last("LOGIN Carol \"correct horse battery staple\"") == "OK logged in as carol · 0 rooms · 0 tasks for you")
     }
 
     /// Passwords keep every character: spaces, quotes, backslashes, non-ASCII; no truncation.
@@ -85,7 +85,7 @@ import Testing
         #expect(try client.last("PASSWORD \"correct horse battery staple\" \"brand new password\"") == "OK password changed")
         let other = try server.client()
         #expect(try other.last("LOGIN gina \"correct horse battery staple\"").hasPrefix("ERR 401"))
-        #expect(try other.last("LOGIN gina \"brand new password\"") == "OK logged in as gina")
+        #expect(try other.last("LOGIN gina \"brand new password\"") == "OK logged in as gina · 0 rooms · 0 tasks for you")
     }
 
     /// One account can be logged in on several connections at once.
@@ -93,7 +93,7 @@ import Testing
         let server = try TestServer()
         let phone = try server.user("hank")
         let laptop = try server.client()
-        #expect(try laptop.last("LOGIN hank \"correct horse battery staple\"") == "OK logged in as hank")
+        #expect(try laptop.last("LOGIN hank \"correct horse battery staple\"") == "OK logged in as hank · 0 rooms · 0 tasks for you")
         #expect(try phone.last("WHOAMI") == "OK hank")
         #expect(try laptop.last("WHOAMI") == "OK hank")
     }
@@ -104,7 +104,7 @@ import Testing
         _ = try server.user("ivy")
         try server.restart()
         let client = try server.client()
-        #expect(try client.last("LOGIN ivy \"correct horse battery staple\"") == "OK logged in as ivy")
+        #expect(try client.last("LOGIN ivy \"correct horse battery staple\"") == "OK logged in as ivy · 0 rooms · 0 tasks for you")
     }
 
     /// A hash made at an older cost still logs in, and is re-hashed at the current cost.
@@ -115,7 +115,7 @@ import Testing
         old.stop()
         let current = try TestServer(directory: directory) { $0.scrypt = ScryptParameters(logN: 11) }
         let client = try current.client()
-        #expect(try client.last("LOGIN jay \"correct horse battery staple\"") == "OK logged in as jay")
+        #expect(try client.last("LOGIN jay \"correct horse battery staple\"") == "OK logged in as jay · 0 rooms · 0 tasks for you")
         current.stop()
         let stored = try storedHash(of: "jay", in: directory.path + "/data/chorus.sqlite")
         #expect(stored.hasPrefix("$scrypt$ln=11,r=8,p=1$"))

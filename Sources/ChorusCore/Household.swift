@@ -1,0 +1,163 @@
+import Foundation
+
+/// A member's standing in a room. The order matters: each role can do what the ones
+/// below it can.
+public enum Role: String, Sendable, Comparable, CaseIterable {
+    case member
+    case admin
+    case owner
+
+    private var rank: Int {
+        switch self {
+        case .member: return 0
+        case .admin: return 1
+        case .owner: return 2
+        }
+    }
+
+    public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// A room as one member sees it.
+public struct RoomRecord: Sendable, Equatable {
+    public let id: Int64
+    public let name: String
+    /// The caller's role.
+    public let role: Role
+    public let progress: Int
+    public let open: Int
+
+    public init(id: Int64, name: String, role: Role, progress: Int, open: Int) {
+        self.id = id
+        self.name = name
+        self.role = role
+        self.progress = progress
+        self.open = open
+    }
+}
+
+public struct MemberRecord: Sendable, Equatable {
+    public let userID: Int64
+    public let name: String
+    public let role: Role
+
+    public init(userID: Int64, name: String, role: Role) {
+        self.userID = userID
+        self.name = name
+        self.role = role
+    }
+}
+
+/// A task row with names resolved. Dates are stored as text: `YYYY-MM-DD` for a date
+/// alone, RFC 3339 UTC for a time.
+public struct TaskRecord: Sendable, Equatable {
+    public let id: Int64
+    public let room: Int64?
+    public let roomName: String?
+    /// The personal task's owner (nil for a room task).
+    public let ownerID: Int64?
+    public var title: String
+    public var notes: String?
+    public var done: Bool
+    /// The stored progress; for a parent, `computedProgress` wins.
+    public var progress: Int
+    public var assignee: String?
+    public let creator: String
+    public let creatorID: Int64
+    public var due: String?
+    public var start: String?
+    public var estimate: Double?
+    public var points: Int
+    public var parent: Int64?
+    public var repeatRule: String?
+    public var rotate: String?
+    public var remind: String?
+    public let created: String
+    public var doneAt: String?
+    public var doneBy: String?
+    /// Progress from subtasks weighted by points, when the task has subtasks.
+    public var computedProgress: Int?
+
+    public init(id: Int64, room: Int64?, roomName: String?, ownerID: Int64?, title: String, notes: String?, done: Bool,
+                progress: Int, assignee: String?, creator: String, creatorID: Int64, due: String?, start: String?,
+                estimate: Double?, points: Int, parent: Int64?, repeatRule: String?, rotate: String?, remind: String?,
+                created: String, doneAt: String?, doneBy: String?, computedProgress: Int? = nil) {
+        self.id = id
+        self.room = room
+        self.roomName = roomName
+        self.ownerID = ownerID
+        self.title = title
+        self.notes = notes
+        self.done = done
+        self.progress = progress
+        self.assignee = assignee
+        self.creator = creator
+        self.creatorID = creatorID
+        self.due = due
+        self.start = start
+        self.estimate = estimate
+        self.points = points
+        self.parent = parent
+        self.repeatRule = repeatRule
+        self.rotate = rotate
+        self.remind = remind
+        self.created = created
+        self.doneAt = doneAt
+        self.doneBy = doneBy
+        self.computedProgress = computedProgress
+    }
+
+    public var effectiveProgress: Int { done ? 100 : (computedProgress ?? progress) }
+}
+
+public struct MessageRecord: Sendable, Equatable {
+    public let id: Int64
+    public let room: Int64
+    public let from: String
+    public let text: String
+    public let at: String
+
+    public init(id: Int64, room: Int64, from: String, text: String, at: String) {
+        self.id = id
+        self.room = room
+        self.from = from
+        self.text = text
+        self.at = at
+    }
+}
+
+public struct CommentRecord: Sendable, Equatable {
+    public let id: Int64
+    public let task: Int64
+    public let room: Int64?
+    public let from: String
+    public let text: String
+    public let at: String
+
+    public init(id: Int64, task: Int64, room: Int64?, from: String, text: String, at: String) {
+        self.id = id
+        self.task = task
+        self.room = room
+        self.from = from
+        self.text = text
+        self.at = at
+    }
+}
+
+public struct InviteRecord: Sendable, Equatable {
+    public let code: String
+    public let room: Int64
+    public let usesLeft: Int?
+    public let expires: String?
+    public let createdBy: String
+    public let created: String
+
+    public init(code: String, room: Int64, usesLeft: Int?, expires: String?, createdBy: String, created: String) {
+        self.code = code
+        self.room = room
+        self.usesLeft = usesLeft
+        self.expires = expires
+        self.createdBy = createdBy
+        self.created = created
+    }
+}

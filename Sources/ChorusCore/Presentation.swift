@@ -1,0 +1,147 @@
+import Foundation
+
+/// How household things look on the wire: the JSON shapes of CONTRACT §5 and the text
+/// lines people read. Computed fields (`overdue`, `days_left`, progress of parents) are
+/// worked out here from `now`, never stored.
+public struct Presentation: Sendable {
+    public let now: Date
+    public let calendar: Calendar
+
+    public init(now: Date, calendar: Calendar = .current) {
+        self.now = now
+        self.calendar = calendar
+    }
+
+    // MARK: Shapes
+
+    public func room(_ room: RoomRecord, members: [(MemberRecord, online: Bool)]? = nil) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
+            ("id", .int(room.id)), ("name", .string(room.name)), ("role", .string(room.role.rawValue)),
+            ("progress", .int(room.progress)), ("open", .int(room.open)),
+        ]
+        if let members {
+            fields.append(("members", .array(members.map { member, online in
+                .object([("name", .string(member.name)), ("role", .string(member.role.rawValue)), ("online", .bool(online))])
+            })))
+        }
+        return .object(fields)
+    }
+
+    public func task(_ task: TaskRecord) -> JSONValue {
+        let due = task.due.flatMap(When.init(stored:))
+        return .object([
+            ("id", .int(task.id)),
+            ("room", task.room.map { .int($0) } ?? .null),
+            ("title", .string(task.title)),
+            ("notes", .string(task.notes)),
+            ("status", .string(task.done ? "done" : "open")),
+            ("progress", .int(task.effectiveProgress)),
+            ("assignee", .string(task.assignee)),
+            ("creator", .string(task.creator)),
+            ("due", .string(task.due)),
+            ("start", .string(task.start)),
+            ("estimate", task.estimate.map { $0 == $0.rounded() ? .int(Int64($0)) : .string(String($0)) } ?? .null),
+            ("points", .int(task.points)),
+            ("parent", task.parent.map { .int($0) } ?? .null),
+            ("repeat", .string(task.repeatRule)),
+            ("remind", .string(task.remind)),
+            ("overdue", .bool(isOverdue(task))),
+            ("behind", .bool(false)),
+            ("days_left", due?.daysLeft(now: now, calendar: calendar).map { .int($0) } ?? .null),
+            ("created", .string(task.created)),
+            ("done_at", .string(task.doneAt)),
+        ])
+    }
+
+    public func message(_ message: MessageRecord) -> JSONValue {
+        .object([("id", .int(message.id)), ("room", .int(message.room)), ("from", .string(message.from)),
+                 ("text", .string(message.text)), ("at", .string(message.at))])
+    }
+
+    public func comment(_ comment: CommentRecord) -> JSONValue {
+        .object([("id", .int(comment.id)), ("task", .int(comment.task)), ("room", comment.room.map { .int($0) } ?? .null),
+                 ("from", .string(comment.from)), ("text", .string(comment.text)), ("at", .string(comment.at))])
+    }
+
+    public func invite(_ invite: InviteRecord) -> JSONValue {
+        .object([("code", .string(invite.code)), ("room", .int(invite.room)),
+                 ("uses_left", invite.usesLeft.map { .int($0) } ?? .null), ("expires", .string(invite.expires)),
+                 ("created_by", .string(invite.createdBy)), ("created", .string(invite.created))])
+    }
+
+    public func isOverdue(_ task: TaskRecord) -> Bool {
+        guard !task.done, let due = task.due.flatMap(When.init(stored:)), let moment = due.dueInstant(calendar: calendar) else {
+            return false
+        }
+        return moment < now
+    }
+
+    // MARK: Text
+
+    /// `[####------]  40%`
+    public static func bar(_ percent: Int, width: Int = 10) -> String {
+        let clamped = min(100, max(0, percent))
+        let filled = (clamped * width + 50) / 100
+        let padded = String(repeating: " ", count: max(0, 3 - String(clamped).count)) + String(clamped)
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] " + padded + "%"
+    }
+
+    /// "due Tue 1 Dec (in 2 days)", "due today", "2 days overdue", "done".
+    public func dueText(_ task: TaskRecord) -> String {
+        if task.done { return "done" }
+        guard let due = task.due.flatMap(When.init(stored:)), let days = due.daysLeft(now: now, calendar: calendar),
+              let moment = due.dueInstant(calendar: calendar) else { return "" }
+        if moment < now {
+            let late = max(0, -days)
+            if late == 0 { return "overdue since " + clock(moment) }
+            return late == 1 ? "1 day overdue" : "\(late) days overdue"
+        }
+        let time = due.dateOnly ? "" : " " + clock(moment)
+        switch days {
+        case 0: return "due today" + time
+        case 1: return "due tomorrow" + time
+        default: return "due \(shortDate(moment))\(time) (in \(days) days)"
+        }
+    }
+
+    /// One task as a listing line: `  #12  Take out trash   Flat 2B  [####------]  40%  due ...`.
+    public func taskLine(_ task: TaskRecord, titleWidth: Int = 24, roomWidth: Int = 12) -> String {
+        let id = "#\(task.id)".padding(toLength: 6, withPad: " ", startingAt: 0)
+        let title = fit(task.title, titleWidth)
+        let room = fit(task.roomName ?? "(personal)", roomWidth)
+        var line = "  \(id)\(title)  \(room)  \(Self.bar(task.effectiveProgress))"
+        let due = dueText(task)
+        if !due.isEmpty { line += "  " + due }
+        if let assignee = task.assignee { line += "  @" + assignee }
+        return line
+    }
+
+    public func roomLine(_ room: RoomRecord) -> String {
+        let id = "#\(room.id)".padding(toLength: 6, withPad: " ", startingAt: 0)
+        return "  \(id)\(fit(room.name, 24))  \(Self.bar(room.progress))  \(room.open) open  \(room.role.rawValue)"
+    }
+
+    /// "18:04" in the server's time zone.
+    public func clock(_ date: Date) -> String {
+        let parts = calendar.dateComponents([.hour, .minute], from: date)
+        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+    }
+
+    public func clock(stored: String) -> String {
+        When.utcInstant(stored).map(clock) ?? stored
+    }
+
+    /// "Tue 1 Dec"
+    func shortDate(_ date: Date) -> String {
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        let parts = calendar.dateComponents([.weekday, .day, .month], from: date)
+        return "\(days[(parts.weekday ?? 1) - 1]) \(parts.day ?? 0) \(months[(parts.month ?? 1) - 1])"
+    }
+
+    /// Pads or cuts to exactly `width` characters so columns line up.
+    func fit(_ text: String, _ width: Int) -> String {
+        if text.count > width { return String(text.prefix(width - 1)) + "…" }
+        return text.padding(toLength: width, withPad: " ", startingAt: 0)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// A WHEN value (CONTRACT §4) as stored: a date alone (`2026-12-05`) or an instant in UTC
+/// (`2026-12-05T18:00:00Z`). Local forms are read in the server's time zone.
+public struct When: Sendable, Equatable {
+    /// What goes in the database and on the wire.
+    public let stored: String
+    public let dateOnly: Bool
+
+    public static let accepted = "YYYY-MM-DD, YYYY-MM-DDTHH:MM, today, tomorrow, +Nd, +Nh, +Nm or a weekday name"
+
+    init(stored: String, dateOnly: Bool) {
+        self.stored = stored
+        self.dateOnly = dateOnly
+    }
+
+    /// Reads a stored value back.
+    public init?(stored: String) {
+        if stored.count == 10, When.localDate(stored, calendar: .current) != nil {
+            self.init(stored: stored, dateOnly: true)
+        } else if When.utcInstant(stored) != nil {
+            self.init(stored: stored, dateOnly: false)
+        } else {
+            return nil
+        }
+    }
+
+    /// Parses what a user typed, relative to `now`.
+    public static func parse(_ text: String, now: Date, calendar: Calendar = .current) throws(ChorusError) -> When {
+        let word = text.lowercased()
+        let today = calendar.startOfDay(for: now)
+        func day(_ date: Date) -> When { When(stored: dateString(date, calendar: calendar), dateOnly: true) }
+        func instant(_ date: Date) -> When { When(stored: Timestamp.rfc3339(date), dateOnly: false) }
+
+        switch word {
+        case "today": return day(today)
+        case "tomorrow": return day(calendar.date(byAdding: .day, value: 1, to: today) ?? today)
+        default: break
+        }
+        if word.hasPrefix("+"), word.count >= 3, let amount = Int(word.dropFirst().dropLast()), (0...3650).contains(amount) {
+            switch word.last {
+            case "d": return day(calendar.date(byAdding: .day, value: amount, to: today) ?? today)
+            case "h": return instant(now.addingTimeInterval(Double(amount) * 3600))
+            case "m": return instant(now.addingTimeInterval(Double(amount) * 60))
+            default: break
+            }
+        }
+        if let weekday = weekdays.firstIndex(where: { $0 == word || $0.prefix(3) == word }) {
+            let current = calendar.component(.weekday, from: today) - 1
+            var ahead = (weekday - current + 7) % 7
+            if ahead == 0 { ahead = 7 }
+            return day(calendar.date(byAdding: .day, value: ahead, to: today) ?? today)
+        }
+        if text.count == 10, let date = localDate(text, calendar: calendar) {
+            return day(date)
+        }
+        if text.count == 16, text.dropFirst(10).first == "T", let date = localDate(String(text.prefix(10)), calendar: calendar),
+           let hour = Int(text.dropFirst(11).prefix(2)), let minute = Int(text.suffix(2)), text.dropFirst(13).first == ":",
+           (0...23).contains(hour), (0...59).contains(minute),
+           let moment = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: date) {
+            return instant(moment)
+        }
+        throw .badValue("bad date \(text): use \(accepted)")
+    }
+
+    /// The moment this value stands for. A date alone means `hour`:`minute` local time on
+    /// that day: the end of the day for a due date, 09:00 for a reminder.
+    public func instant(dateOnlyAt hour: Int, _ minute: Int, _ second: Int = 0, calendar: Calendar = .current) -> Date? {
+        if dateOnly {
+            guard let date = When.localDate(stored, calendar: calendar) else { return nil }
+            return calendar.date(bySettingHour: hour, minute: minute, second: second, of: date)
+        }
+        return When.utcInstant(stored)
+    }
+
+    /// Due dates: a date alone is due at the end of that day.
+    public func dueInstant(calendar: Calendar = .current) -> Date? {
+        instant(dateOnlyAt: 23, 59, 59, calendar: calendar)
+    }
+
+    /// Whole calendar days from today until this value's local date (negative when past).
+    public func daysLeft(now: Date, calendar: Calendar = .current) -> Int? {
+        guard let moment = dueInstant(calendar: calendar) else { return nil }
+        let from = calendar.startOfDay(for: now)
+        let to = calendar.startOfDay(for: moment)
+        return calendar.dateComponents([.day], from: from, to: to).day
+    }
+
+    static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+
+    static func dateString(_ date: Date, calendar: Calendar) -> String {
+        let parts = calendar.dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+
+    /// `YYYY-MM-DD` as the start of that local day, only if it is a real date.
+    static func localDate(_ text: String, calendar: Calendar) -> Date? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+              (1970...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
+        let components = DateComponents(year: year, month: month, day: day)
+        guard let date = calendar.date(from: components),
+              calendar.component(.day, from: date) == day, calendar.component(.month, from: date) == month else { return nil }
+        return date
+    }
+
+    static func utcInstant(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 20, bytes[10] == UInt8(ascii: "T"), bytes[19] == UInt8(ascii: "Z") else { return nil }
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        guard let day = localDate(String(text.prefix(10)), calendar: utc),
+              let hour = Int(text.dropFirst(11).prefix(2)), let minute = Int(text.dropFirst(14).prefix(2)),
+              let second = Int(text.dropFirst(17).prefix(2)) else { return nil }
+        return day.addingTimeInterval(Double(hour * 3600 + minute * 60 + second))
+    }
+}

@@ -1,0 +1,58 @@
+import ChorusCore
+import ChorusStore
+import Foundation
+
+/// SAY, COMMENT, HISTORY: talking in a room and on a task.
+extension CommandContext {
+    static let maxText = 4000
+    static let historyPage = 200
+
+    /// SAY R TEXT...
+    func say(_ reference: String, text: String) throws -> CommandResult {
+        let room = try room(reference)
+        try Self.checkText(text)
+        let id = try db.insertMessage(room: room.id, sender: caller.id, text: text, at: timestamp)
+        let message = MessageRecord(id: id, room: room.id, from: caller.name, text: text, at: timestamp)
+        try emitToRoom("message", room: room.id, payload: [("message", present.message(message))],
+                       text: "\(present.clock(now)) \(caller.name) in \(room.name): \(text)")
+        return result(.ok("said in \(room.name)", [("message", present.message(message))]))
+    }
+
+    /// COMMENT T TEXT...
+    func comment(_ taskID: Int64, text: String) throws -> CommandResult {
+        let (task, _) = try task(taskID)
+        try Self.checkText(text)
+        let id = try db.insertComment(task: taskID, sender: caller.id, text: text, at: timestamp)
+        let comment = CommentRecord(id: id, task: taskID, room: task.room, from: caller.name, text: text, at: timestamp)
+        try emit("comment", room: task.room, user: task.room == nil ? task.ownerID : nil,
+                 payload: [("room", task.room.map { .int($0) } ?? .null), ("comment", present.comment(comment))],
+                 text: "\(present.clock(now)) \(caller.name) on #\(taskID) \(task.title): \(text)", audience: try audience(of: task))
+        return result(.ok("commented on #\(taskID)", [("comment", present.comment(comment))]))
+    }
+
+    /// HISTORY R [LIMIT] [before=ID]
+    func history(_ reference: String, limit raw: String?, before rawBefore: String?) throws -> CommandResult {
+        let room = try room(reference)
+        var limit = 50
+        if let raw {
+            guard let value = Int(raw), value > 0 else { throw ChorusError.badValue("LIMIT is a positive number, not \(raw)") }
+            limit = min(value, Self.historyPage)
+        }
+        var before: Int64?
+        if let rawBefore {
+            guard let value = Int64(rawBefore), value > 0 else { throw ChorusError.badValue("before is a message id, not \(rawBefore)") }
+            before = value
+        }
+        let page = try db.history(room: room.id, limit: limit + 1, beforeID: before)
+        let more = page.count > limit
+        let messages = more ? Array(page.dropFirst()) : page
+        let body = messages.map { "  \(present.clock(stored: $0.at)) \($0.from): \($0.text)" }
+        let hint = more ? " · more: HISTORY \(room.id) \(limit) before=\(messages.first?.id ?? 0)" : ""
+        return result(.ok("\(messages.count) message\(messages.count == 1 ? "" : "s") in \(room.name)\(hint)", body: body,
+                          [("messages", .array(messages.map(present.message))), ("more", .bool(more))]))
+    }
+
+    static func checkText(_ text: String) throws {
+        guard text.count <= maxText else { throw ChorusError.badValue("a message is at most \(maxText) characters") }
+    }
+}

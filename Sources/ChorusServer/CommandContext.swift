@@ -1,0 +1,145 @@
+import ChorusCore
+import ChorusStore
+import Foundation
+
+/// Who is asking.
+struct Caller: Sendable {
+    let id: Int64
+    let name: String
+}
+
+/// An event and the users whose sessions should get it.
+struct Delivery: Sendable {
+    let event: RenderedEvent
+    let audience: [Int64]
+}
+
+/// What a household command produced: the reply, and events to fan out once committed.
+struct CommandResult: Sendable {
+    var reply: Reply
+    var deliveries: [Delivery] = []
+}
+
+/// One household command's run on the database thread: the caller, the time, the open
+/// transaction, and the events it records. Handlers (`Room/Task/ChatCommands.swift`) are
+/// methods on it; they check permissions, change rows, and call `emit` for each event, so
+/// the event is stored in the same transaction as the change.
+final class CommandContext {
+    let db: Database
+    let caller: Caller
+    let now: Date
+    let present: Presentation
+    /// Users with at least one session, for ROOM SHOW's `online`.
+    let online: Set<Int64>
+    private(set) var deliveries: [Delivery] = []
+
+    init(db: Database, caller: Caller, now: Date, online: Set<Int64>) {
+        self.db = db
+        self.caller = caller
+        self.now = now
+        self.present = Presentation(now: now)
+        self.online = online
+    }
+
+    var timestamp: String { Timestamp.rfc3339(now) }
+
+    // MARK: Events
+
+    /// Stores the event and queues it for `audience` (user ids).
+    func emit(_ name: String, room: Int64?, user: Int64? = nil, payload: [(String, JSONValue)], text: String,
+              audience: [Int64]) throws {
+        var payloadBytes: [UInt8] = []
+        JSONValue.encodeFields(payload, into: &payloadBytes)
+        let id = try db.appendEvent(room: room, user: user, name: name, by: caller.name, at: timestamp,
+                                    payload: String(decoding: payloadBytes, as: UTF8.self), text: text)
+        let event = Event(name: name, id: id, at: now, by: caller.name, payload: payload, text: text)
+        deliveries.append(Delivery(event: event.rendered(), audience: audience))
+    }
+
+    /// A room event for everyone in the room now.
+    func emitToRoom(_ name: String, room: Int64, payload: [(String, JSONValue)], text: String, alsoTo extra: [Int64] = []) throws {
+        let audience = try db.memberIDs(ofRoom: room) + extra
+        try emit(name, room: room, payload: [("room", .int(room))] + payload, text: text, audience: audience)
+    }
+
+    // MARK: Finding things the caller may see
+
+    /// R: a room id, or a name unique among the caller's rooms. A room the caller is not in
+    /// answers exactly like one that does not exist.
+    func room(_ reference: String) throws -> RoomRecord {
+        let digits = reference.hasPrefix("#") ? String(reference.dropFirst()) : reference
+        if let id = Int64(digits) {
+            guard let room = try db.room(id: id, forUser: caller.id, now: now) else {
+                throw ChorusError.notFound("no such room \(reference)")
+            }
+            return room
+        }
+        let ids = try db.roomIDs(named: reference, forUser: caller.id)
+        guard let first = ids.first else { throw ChorusError.notFound("no such room \(reference)") }
+        guard ids.count == 1 else {
+            throw ChorusError.conflict("\(ids.count) rooms are named \(reference): use an id (\(ids.map { "#\($0)" }.joined(separator: ", ")))")
+        }
+        guard let room = try db.room(id: first, forUser: caller.id, now: now) else {
+            throw ChorusError.notFound("no such room \(reference)")
+        }
+        return room
+    }
+
+    /// A room the caller must hold at least `role` in.
+    func room(_ reference: String, atLeast role: Role, to action: String) throws -> RoomRecord {
+        let found = try room(reference)
+        guard found.role >= role else {
+            throw ChorusError.forbidden("only the \(role == .owner ? "owner" : "owner or an admin") of \(found.name) can \(action)")
+        }
+        return found
+    }
+
+    /// A task the caller may see: in one of their rooms, or their own personal task.
+    /// Returns the caller's role in the task's room (nil for a personal task).
+    func task(_ id: Int64) throws -> (task: TaskRecord, role: Role?) {
+        guard let task = try db.task(id: id) else { throw ChorusError.notFound("no such task \(id)") }
+        if let room = task.room {
+            guard let role = try db.role(ofUser: caller.id, inRoom: room) else {
+                throw ChorusError.notFound("no such task \(id)")
+            }
+            return (task, role)
+        }
+        guard task.ownerID == caller.id else { throw ChorusError.notFound("no such task \(id)") }
+        return (task, nil)
+    }
+
+    /// A task the caller may edit or delete: its creator, or an admin or owner of its room.
+    func editableTask(_ id: Int64, to action: String) throws -> TaskRecord {
+        let (task, role) = try task(id)
+        if task.room != nil && task.creatorID != caller.id && (role ?? .member) < .admin {
+            throw ChorusError.forbidden("only the creator of #\(id), or an owner or admin of \(task.roomName ?? "the room"), can \(action) it")
+        }
+        return task
+    }
+
+    /// An account by name, or 404.
+    func user(named raw: String) throws -> AccountRecord {
+        guard let account = try db.account(named: raw.lowercased()) else { throw ChorusError.notFound("no such user \(raw)") }
+        return account
+    }
+
+    /// Who hears about a task: the room's members, or the owner of a personal task.
+    func audience(of task: TaskRecord) throws -> [Int64] {
+        if let room = task.room { return try db.memberIDs(ofRoom: room) }
+        return [task.ownerID ?? caller.id]
+    }
+
+    /// Emits a task event to whoever should hear about it.
+    func emitTask(_ name: String, _ task: TaskRecord, text: String, extra: [(String, JSONValue)] = []) throws {
+        try emit(name, room: task.room, user: task.room == nil ? task.ownerID : nil,
+                 payload: [("room", task.room.map { .int($0) } ?? .null), ("task", present.task(task))] + extra,
+                 text: text, audience: try audience(of: task))
+    }
+
+    func result(_ reply: Reply) -> CommandResult {
+        CommandResult(reply: reply, deliveries: deliveries)
+    }
+}
+
+@available(*, unavailable)
+extension CommandContext: Sendable {}

@@ -1,0 +1,71 @@
+import ChorusCore
+import ChorusStore
+
+/// Rooms, tasks and chat: each command runs as one job on the database thread (inside
+/// the group-commit transaction), and its reply and events come back to the loop after
+/// the commit. Because the database thread runs jobs in order and the loop takes their
+/// results in order, every member sees a room's events in the same order.
+extension Hub {
+    func household(_ request: Request, from session: Session) {
+        switch request.command {
+        case .rooms: run(session, request) { try $0.rooms() }
+        case .roomCreate(let name): run(session, request) { try $0.roomCreate(name: name) }
+        case .roomShow(let room): run(session, request, needsOnline: true) { try $0.roomShow(room) }
+        case .roomRename(let room, let name): run(session, request) { try $0.roomRename(room, to: name) }
+        case .roomAdd(let room, let user): run(session, request) { try $0.roomAdd(room, user: user) }
+        case .roomRemove(let room, let user): run(session, request) { try $0.roomRemove(room, user: user) }
+        case .roomLeave(let room): run(session, request) { try $0.roomLeave(room) }
+        case .roomRole(let room, let user, let role): run(session, request) { try $0.roomRole(room, user: user, role: role) }
+        case .roomDelete(let room): run(session, request) { try $0.roomDelete(room) }
+        case .roomInvite(let room, let options): run(session, request) { try $0.roomInvite(room, options: options) }
+        case .roomInvites(let room): run(session, request) { try $0.roomInvites(room) }
+        case .roomUninvite(let room, let code): run(session, request) { try $0.roomUninvite(room, code: code) }
+        case .roomJoin(let code): run(session, request) { try $0.roomJoin(code: code) }
+        case .taskAdd(let room, let title, let options): run(session, request) { try $0.taskAdd(room, title: title, options: options) }
+        case .taskShow(let task): run(session, request) { try $0.taskShow(task) }
+        case .taskEdit(let task, let options): run(session, request) { try $0.taskEdit(task, options: options) }
+        case .taskAssign(let task, let user): run(session, request) { try $0.taskAssign(task, to: user) }
+        case .taskProgress(let task, let percent): run(session, request) { try $0.taskProgress(task, percent: percent) }
+        case .taskDone(let task): run(session, request) { try $0.taskDone(task) }
+        case .taskReopen(let task): run(session, request) { try $0.taskReopen(task) }
+        case .taskDelete(let task): run(session, request) { try $0.taskDelete(task) }
+        case .tasks(let scope, let filter): run(session, request) { try $0.tasks(scope: scope, filter: filter) }
+        case .say(let room, let text): run(session, request) { try $0.say(room, text: text) }
+        case .comment(let task, let text): run(session, request) { try $0.comment(task, text: text) }
+        case .history(let room, let limit, let before): run(session, request) { try $0.history(room, limit: limit, before: before) }
+        default:
+            session.send(.error(.internal("\(request.verb) has no handler")), tag: request.tag)
+        }
+    }
+
+    /// Runs `work` on the database thread. The session reads nothing more until the reply
+    /// is back; the events go out even if the issuing session has gone meanwhile.
+    private func run(_ session: Session, _ request: Request, needsOnline: Bool = false,
+                     _ work: @escaping @Sendable (CommandContext) throws -> CommandResult) {
+        guard let account = session.account else { return }
+        let caller = Caller(id: account.id, name: account.name)
+        let online = needsOnline ? Set(sessionsByUser.keys) : []
+        let sessionID = session.id
+        let tag = request.tag
+        let hub = bound
+        let clock = self.clock
+        session.beginCommand()
+        database.submit({ db in
+            try work(CommandContext(db: db, caller: caller, now: clock.now(), online: online))
+        }) { result in
+            hub.loop.execute {
+                let hub = hub.value
+                let outcome = result.mapError(AccountService.clientError)
+                if let session = hub.sessions[sessionID] {
+                    session.endCommand()
+                    switch outcome {
+                    case .success(let done): session.send(done.reply, tag: tag)
+                    case .failure(let error): session.send(.error(error), tag: tag)
+                    }
+                }
+                if case .success(let done) = outcome { hub.deliver(done.deliveries, except: sessionID) }
+                if let session = hub.sessions[sessionID] { hub.processLines(of: session) }
+            }
+        }
+    }
+}

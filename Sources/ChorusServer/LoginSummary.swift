@@ -1,0 +1,15 @@
+import ChorusCore
+import ChorusStore
+import Foundation
+
+/// " · 2 rooms · 3 tasks for you (1 overdue)": what LOGIN's OK tells a person.
+enum LoginSummary {
+    static func text(for user: Int64, db: Database, now: Date) throws -> String {
+        let rooms = try db.rooms(ofUser: user, now: now).count
+        let tasks = try db.tasks(in: .mine(user: user), done: false)
+        let overdue = tasks.filter(Presentation(now: now).isOverdue).count
+        var text = " · \(rooms) room\(rooms == 1 ? "" : "s") · \(tasks.count) task\(tasks.count == 1 ? "" : "s") for you"
+        if overdue > 0 { text += " (\(overdue) overdue)" }
+        return text
+    }
+}

@@ -1,0 +1,233 @@
+import ChorusCore
+import ChorusCrypto
+import ChorusStore
+import Foundation
+
+/// ROOMS and ROOM ...: households, their members, roles and invite codes.
+extension CommandContext {
+    static let maxRoomName = 100
+
+    /// ROOMS
+    func rooms() throws -> CommandResult {
+        let rooms = try db.rooms(ofUser: caller.id, now: now)
+        return result(.ok(rooms.count == 1 ? "1 room" : "\(rooms.count) rooms", body: rooms.map(present.roomLine),
+                          [("rooms", .array(rooms.map { present.room($0) }))]))
+    }
+
+    /// ROOM CREATE NAME...
+    func roomCreate(name raw: String) throws -> CommandResult {
+        let name = try Self.roomName(raw)
+        let id = try db.createRoom(name: name, ownerID: caller.id, created: timestamp)
+        guard let room = try db.room(id: id, forUser: caller.id, now: now) else { throw ChorusError.internal("room vanished") }
+        try emitToRoom("member.added", room: id, payload: [("user", .string(caller.name)), ("role", .string("owner"))],
+                       text: "\(caller.name) created \(name) (#\(id))")
+        return result(.ok("created \(name) (#\(id)) — you are its owner", [("room", present.room(room))]))
+    }
+
+    /// ROOM SHOW R
+    func roomShow(_ reference: String) throws -> CommandResult {
+        let room = try room(reference)
+        let members = try db.members(ofRoom: room.id)
+        let body = ["  \(room.name) (#\(room.id))  \(Presentation.bar(room.progress))  \(room.open) open"]
+            + members.map { member in
+                let online = self.online.contains(member.userID) ? "online" : ""
+                return "    \(member.name.padding(toLength: 20, withPad: " ", startingAt: 0))  \(member.role.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))  \(online)"
+            }
+        let shape = present.room(room, members: members.map { ($0, online.contains($0.userID)) })
+        return result(.ok("\(members.count) member\(members.count == 1 ? "" : "s")", body: body, [("room", shape)]))
+    }
+
+    /// ROOM RENAME R NAME...
+    func roomRename(_ reference: String, to raw: String) throws -> CommandResult {
+        let room = try room(reference, atLeast: .admin, to: "rename it")
+        let name = try Self.roomName(raw)
+        try db.renameRoom(room.id, to: name)
+        try emitToRoom("room.renamed", room: room.id, payload: [("name", .string(name)), ("old_name", .string(room.name))],
+                       text: "\(caller.name) renamed \(room.name) to \(name)")
+        return try roomReply("renamed \(room.name) to \(name)", room.id)
+    }
+
+    /// ROOM ADD R USER
+    func roomAdd(_ reference: String, user name: String) throws -> CommandResult {
+        let room = try room(reference, atLeast: .admin, to: "add members")
+        let account = try user(named: name)
+        do {
+            try db.addMember(room: room.id, user: account.id, role: .member, joined: timestamp)
+        } catch let error as ChorusError where error.code == 409 {
+            throw ChorusError.conflict("\(account.name) is already a member of \(room.name)")
+        }
+        try emitToRoom("member.added", room: room.id, payload: [("user", .string(account.name)), ("role", .string("member"))],
+                       text: "\(caller.name) added \(account.name) to \(room.name)")
+        return try roomReply("added \(account.name) to \(room.name)", room.id)
+    }
+
+    /// ROOM REMOVE R USER
+    func roomRemove(_ reference: String, user name: String) throws -> CommandResult {
+        let room = try room(reference, atLeast: .admin, to: "remove members")
+        let account = try user(named: name)
+        guard let role = try db.role(ofUser: account.id, inRoom: room.id) else {
+            throw ChorusError.notFound("\(account.name) is not a member of \(room.name)")
+        }
+        if account.id == caller.id { throw ChorusError.forbidden("to leave \(room.name) use ROOM LEAVE") }
+        guard role != .owner else { throw ChorusError.forbidden("nobody removes the owner of \(room.name)") }
+        guard role < room.role else { throw ChorusError.forbidden("only the owner of \(room.name) can remove an admin") }
+        let audience = try db.memberIDs(ofRoom: room.id)
+        try db.removeMember(room: room.id, user: account.id)
+        try emit("member.removed", room: room.id, payload: [("room", .int(room.id)), ("user", .string(account.name))],
+                 text: "\(caller.name) removed \(account.name) from \(room.name)", audience: audience)
+        return try roomReply("removed \(account.name) from \(room.name)", room.id)
+    }
+
+    /// ROOM LEAVE R
+    func roomLeave(_ reference: String) throws -> CommandResult {
+        let room = try room(reference)
+        guard room.role != .owner else {
+            throw ChorusError.forbidden("the owner cannot leave \(room.name): hand it over first with ROOM ROLE \(room.id) USER owner")
+        }
+        let audience = try db.memberIDs(ofRoom: room.id)
+        try db.removeMember(room: room.id, user: caller.id)
+        try emit("member.removed", room: room.id, payload: [("room", .int(room.id)), ("user", .string(caller.name))],
+                 text: "\(caller.name) left \(room.name)", audience: audience)
+        return result(.ok("left \(room.name)", [("room", .int(room.id))]))
+    }
+
+    /// ROOM ROLE R USER owner|admin|member
+    func roomRole(_ reference: String, user name: String, role raw: String) throws -> CommandResult {
+        let room = try room(reference, atLeast: .owner, to: "change roles")
+        let account = try user(named: name)
+        guard let current = try db.role(ofUser: account.id, inRoom: room.id) else {
+            throw ChorusError.notFound("\(account.name) is not a member of \(room.name)")
+        }
+        guard let role = Role(rawValue: raw) else { throw ChorusError.badValue("unknown role \(raw)") }
+        guard account.id != caller.id else {
+            throw ChorusError.forbidden("the owner keeps the owner role until handing it to someone else")
+        }
+        guard current != role else { throw ChorusError.conflict("\(account.name) is already \(role.rawValue) of \(room.name)") }
+        try db.setRole(room: room.id, user: account.id, role: role)
+        try emitToRoom("member.role", room: room.id, payload: [("user", .string(account.name)), ("role", .string(role.rawValue))],
+                       text: "\(caller.name) made \(account.name) \(role.rawValue) of \(room.name)")
+        if role == .owner {
+            // Handing over: the old owner stays on as an admin.
+            try db.setRole(room: room.id, user: caller.id, role: .admin)
+            try emitToRoom("member.role", room: room.id, payload: [("user", .string(caller.name)), ("role", .string("admin"))],
+                           text: "\(caller.name) is now admin of \(room.name)")
+        }
+        return try roomReply("\(account.name) is now \(role.rawValue) of \(room.name)", room.id)
+    }
+
+    /// ROOM DELETE R
+    func roomDelete(_ reference: String) throws -> CommandResult {
+        let room = try room(reference, atLeast: .owner, to: "delete it")
+        let audience = try db.memberIDs(ofRoom: room.id)
+        try db.deleteRoom(room.id)
+        try emit("room.deleted", room: room.id, payload: [("room", .int(room.id)), ("name", .string(room.name))],
+                 text: "\(caller.name) deleted \(room.name) with its tasks and messages", audience: audience)
+        return result(.ok("deleted \(room.name)", [("room", .int(room.id))]))
+    }
+
+    // MARK: Invites
+
+    /// ROOM INVITE R [uses=N] [expires=WHEN]
+    func roomInvite(_ reference: String, options: [String: String]) throws -> CommandResult {
+        let room = try room(reference, atLeast: .admin, to: "invite")
+        var uses: Int?
+        if let raw = options["uses"], !raw.isEmpty {
+            guard let count = Int(raw), (1...1000).contains(count) else { throw ChorusError.badValue("uses is 1-1000, not \(raw)") }
+            uses = count
+        }
+        let expires: String
+        if let raw = options["expires"], !raw.isEmpty {
+            let when = try When.parse(raw, now: now)
+            guard let moment = when.dueInstant(), moment > now else { throw ChorusError.badValue("expires is in the past: \(raw)") }
+            expires = Timestamp.rfc3339(moment)
+        } else {
+            expires = Timestamp.rfc3339(now.addingTimeInterval(7 * 86400))
+        }
+        let code = InviteCode.make()
+        try db.createInvite(code: code, room: room.id, createdBy: caller.id, usesLeft: uses, expires: expires, created: timestamp)
+        let usesText = uses.map { "\($0) use\($0 == 1 ? "" : "s")" } ?? "unlimited uses"
+        return result(.ok("invite code \(code) for \(room.name) · \(usesText) · until \(expires) · join with ROOM JOIN \(code)",
+                          [("code", .string(code)), ("room", .int(room.id)), ("uses_left", uses.map { .int($0) } ?? .null),
+                           ("expires", .string(expires))]))
+    }
+
+    /// ROOM INVITES R
+    func roomInvites(_ reference: String) throws -> CommandResult {
+        let room = try room(reference, atLeast: .admin, to: "see its invites")
+        let invites = try db.invites(ofRoom: room.id).filter { !isExpired($0) }
+        let body = invites.map { invite in
+            "  \(invite.code)  \(invite.usesLeft.map { "\($0) left" } ?? "unlimited")  until \(invite.expires ?? "-")  by \(invite.createdBy)"
+        }
+        return result(.ok("\(invites.count) invite\(invites.count == 1 ? "" : "s")", body: body,
+                          [("invites", .array(invites.map(present.invite)))]))
+    }
+
+    /// ROOM UNINVITE R CODE
+    func roomUninvite(_ reference: String, code raw: String) throws -> CommandResult {
+        let room = try room(reference, atLeast: .admin, to: "cancel invites")
+        guard let code = InviteCode.normalized(raw), try db.deleteInvite(code: code, room: room.id) else {
+            throw ChorusError.notFound("no such invite code \(raw) for \(room.name)")
+        }
+        return result(.ok("cancelled \(code)", [("code", .string(code))]))
+    }
+
+    /// ROOM JOIN CODE
+    func roomJoin(code raw: String) throws -> CommandResult {
+        let missing = ChorusError.notFound("no such invite code \(raw) (it may have expired or been used up)")
+        guard let code = InviteCode.normalized(raw), let invite = try db.invite(code: code) else { throw missing }
+        guard !isExpired(invite), invite.usesLeft != 0 else { throw missing }
+        if try db.role(ofUser: caller.id, inRoom: invite.room) != nil {
+            throw ChorusError.conflict("you are already a member of room #\(invite.room)")
+        }
+        try db.addMember(room: invite.room, user: caller.id, role: .member, joined: timestamp)
+        try db.useInvite(code: code)
+        guard let room = try db.room(id: invite.room, forUser: caller.id, now: now) else { throw missing }
+        try emitToRoom("member.added", room: room.id, payload: [("user", .string(caller.name)), ("role", .string("member"))],
+                       text: "\(caller.name) joined \(room.name) with an invite from \(invite.createdBy)")
+        return result(.ok("joined \(room.name) (#\(room.id))", [("room", present.room(room))]))
+    }
+
+    private func isExpired(_ invite: InviteRecord) -> Bool {
+        guard let expires = invite.expires, let moment = When(stored: expires)?.dueInstant() else { return false }
+        return moment <= now
+    }
+
+    /// An OK whose JSON carries the room as the caller now sees it.
+    private func roomReply(_ summary: String, _ id: Int64) throws -> CommandResult {
+        let room = try db.room(id: id, forUser: caller.id, now: now)
+        return result(.ok(summary, [("room", room.map { present.room($0) } ?? .int(id))]))
+    }
+
+    static func roomName(_ raw: String) throws -> String {
+        let name = raw.trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name.count <= maxRoomName else {
+            throw ChorusError.badValue("a room name is 1-\(maxRoomName) characters")
+        }
+        return name
+    }
+}
+
+/// Invite codes people can read out and type: 16 characters from an alphabet without
+/// look-alikes (no 0/O, 1/I/L), about 79 bits of randomness, shown in groups of four.
+enum InviteCode {
+    static let alphabet = Array("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
+
+    static func make() -> String {
+        // 31 symbols: draw bytes and reject the top values so every symbol is equally likely.
+        var symbols: [Character] = []
+        while symbols.count < 16 {
+            for byte in SecureRandom.bytes(32) where Int(byte) < 248 && symbols.count < 16 {
+                symbols.append(alphabet[Int(byte) % alphabet.count])
+            }
+        }
+        return stride(from: 0, to: 16, by: 4).map { String(symbols[$0..<$0 + 4]) }.joined(separator: "-")
+    }
+
+    /// Case, spaces and dashes do not matter when typing a code.
+    static func normalized(_ raw: String) -> String? {
+        let symbols = raw.uppercased().filter { $0 != "-" && $0 != " " }
+        guard symbols.count == 16, symbols.allSatisfy(alphabet.contains) else { return nil }
+        let array = Array(symbols)
+        return stride(from: 0, to: 16, by: 4).map { String(array[$0..<$0 + 4]) }.joined(separator: "-")
+    }
+}

@@ -1,0 +1,244 @@
+import ChorusCore
+import ChorusStore
+import Foundation
+
+/// TASK ... and TASKS: chores, their assignees, progress and subtasks.
+extension CommandContext {
+    static let maxTitle = 200
+    static let maxNotes = 4000
+
+    /// TASK ADD R|me TITLE [OPTIONS]
+    func taskAdd(_ reference: String, title raw: String, options: [String: String]) throws -> CommandResult {
+        let title = try Self.title(raw)
+        var draft: TaskDraft
+        if reference.lowercased() == "me" {
+            draft = TaskDraft(room: nil, owner: caller.id, title: title, creator: caller.id, created: timestamp)
+        } else {
+            let room = try room(reference)
+            draft = TaskDraft(room: room.id, owner: nil, title: title, creator: caller.id, created: timestamp)
+        }
+        let id = try db.insertTask(draft)
+        guard var task = try db.task(id: id) else { throw ChorusError.internal("task vanished") }
+        var assignee: Int64?
+        try apply(options, to: &task, assignee: &assignee)
+        try db.updateTask(task, assigneeID: assignee, doneByID: nil)
+        let saved = try reload(task.id)
+        let whose = saved.assignee.map { " for \($0)" } ?? ""
+        try emitTask("task.added", saved, text: "\(caller.name) added #\(saved.id) \(saved.title)\(whose)\(place(saved))")
+        return result(.ok("added #\(saved.id) \(saved.title)\(place(saved))", body: [present.taskLine(saved)],
+                          [("task", present.task(saved))]))
+    }
+
+    /// TASK SHOW T
+    func taskShow(_ id: Int64) throws -> CommandResult {
+        let (task, _) = try task(id)
+        let subtasks = try db.subtasks(of: id)
+        let comments = try db.comments(onTask: id, room: task.room)
+        var body = [present.taskLine(task)]
+        body.append("    created by \(task.creator) \(task.created)" + (task.doneBy.map { " · done by \($0) \(task.doneAt ?? "")" } ?? ""))
+        if task.points != 1 { body.append("    points \(task.points)") }
+        if let notes = task.notes { body.append("    notes: \(notes)") }
+        if let start = task.start { body.append("    start \(start)" + (task.estimate.map { " · estimate \($0) days" } ?? "")) }
+        if let parent = task.parent { body.append("    subtask of #\(parent)") }
+        body += subtasks.map { "  " + present.taskLine($0) }
+        body += comments.map { "    \(present.clock(stored: $0.at)) \($0.from): \($0.text)" }
+        var shape = present.task(task)
+        if case .object(var fields) = shape {
+            fields.append(("subtasks", .array(subtasks.map(present.task))))
+            fields.append(("comments", .array(comments.map(present.comment))))
+            shape = .object(fields)
+        }
+        return result(.ok("#\(id) \(task.title)", body: body, [("task", shape)]))
+    }
+
+    /// TASK EDIT T OPTIONS
+    func taskEdit(_ id: Int64, options: [String: String]) throws -> CommandResult {
+        var task = try editableTask(id, to: "edit")
+        var assignee = try assigneeID(of: task)
+        try apply(options, to: &task, assignee: &assignee)
+        try db.updateTask(task, assigneeID: assignee, doneByID: try doneByID(of: task))
+        let saved = try reload(id)
+        let changed = options.keys.sorted().joined(separator: ", ")
+        try emitTask("task.updated", saved, text: "\(caller.name) changed \(changed) of #\(id) \(saved.title)")
+        return result(.ok("updated #\(id) \(saved.title)", body: [present.taskLine(saved)], [("task", present.task(saved))]))
+    }
+
+    /// TASK ASSIGN T USER|-
+    func taskAssign(_ id: Int64, to name: String?) throws -> CommandResult {
+        var (task, _) = try task(id)
+        let assignee = try name.map { try member(named: $0, for: task) }
+        task.assignee = assignee?.name
+        try db.updateTask(task, assigneeID: assignee?.id, doneByID: try doneByID(of: task))
+        let saved = try reload(id)
+        let text = assignee.map { "\(caller.name) gave #\(id) \(saved.title) to \($0.name)" }
+            ?? "\(caller.name) unassigned #\(id) \(saved.title)"
+        try emitTask("task.updated", saved, text: text)
+        return result(.ok(assignee.map { "#\(id) is now \($0.name)'s" } ?? "#\(id) is unassigned", [("task", present.task(saved))]))
+    }
+
+    /// TASK PROGRESS T 0..100
+    func taskProgress(_ id: Int64, percent raw: String) throws -> CommandResult {
+        var (task, _) = try task(id)
+        let digits = raw.hasSuffix("%") ? String(raw.dropLast()) : raw
+        guard let percent = Int(digits), (0...100).contains(percent) else {
+            throw ChorusError.badValue("progress is a whole percentage 0-100, not \(raw)")
+        }
+        guard !task.done else { throw ChorusError.conflict("#\(id) is done; TASK REOPEN \(id) first") }
+        if task.computedProgress != nil {
+            throw ChorusError.conflict("the progress of #\(id) comes from its subtasks")
+        }
+        task.progress = percent
+        try db.updateTask(task, assigneeID: try assigneeID(of: task), doneByID: nil)
+        let saved = try reload(id)
+        try emitTask("task.updated", saved, text: "\(caller.name) moved #\(id) \(saved.title) to \(percent)%\(place(saved))")
+        return result(.ok("#\(id) \(saved.title) \(Presentation.bar(saved.effectiveProgress))", [("task", present.task(saved))]))
+    }
+
+    /// TASK DONE T
+    func taskDone(_ id: Int64) throws -> CommandResult {
+        var (task, _) = try task(id)
+        guard !task.done else { throw ChorusError.conflict("#\(id) is already done") }
+        task.done = true
+        task.progress = 100
+        task.doneAt = timestamp
+        try db.updateTask(task, assigneeID: try assigneeID(of: task), doneByID: caller.id)
+        let saved = try reload(id)
+        let roomText = try roomProgressText(saved)
+        try emitTask("task.done", saved, text: "\(caller.name) finished #\(id) \(saved.title)\(roomText)")
+        return result(.ok("#\(id) \(saved.title) — done\(roomText)", [("task", present.task(saved))]))
+    }
+
+    /// TASK REOPEN T
+    func taskReopen(_ id: Int64) throws -> CommandResult {
+        var (task, _) = try task(id)
+        guard task.done else { throw ChorusError.conflict("#\(id) is not done") }
+        task.done = false
+        task.doneAt = nil
+        try db.updateTask(task, assigneeID: try assigneeID(of: task), doneByID: nil)
+        let saved = try reload(id)
+        try emitTask("task.reopened", saved, text: "\(caller.name) reopened #\(id) \(saved.title)\(place(saved))")
+        return result(.ok("#\(id) \(saved.title) is open again", [("task", present.task(saved))]))
+    }
+
+    /// TASK DELETE T
+    func taskDelete(_ id: Int64) throws -> CommandResult {
+        let task = try editableTask(id, to: "delete")
+        let audience = try audience(of: task)
+        try db.deleteTask(id: id)
+        try emit("task.deleted", room: task.room, user: task.room == nil ? task.ownerID : nil,
+                 payload: [("room", task.room.map { .int($0) } ?? .null), ("task", .int(id)), ("title", .string(task.title))],
+                 text: "\(caller.name) deleted #\(id) \(task.title)\(place(task))", audience: audience)
+        return result(.ok("deleted #\(id) \(task.title)", [("task", .int(id))]))
+    }
+
+    /// TASKS [R|mine|me] [open|done|overdue|all]
+    func tasks(scope raw: String?, filter rawFilter: String?) throws -> CommandResult {
+        let filter = rawFilter ?? "open"
+        guard ["open", "done", "overdue", "all"].contains(filter) else {
+            throw ChorusError.syntax("unknown filter \(filter); usage: TASKS [R|mine|me] [open|done|overdue|all]")
+        }
+        let scope: TaskScope
+        switch raw?.lowercased() {
+        case nil, "mine": scope = .mine(user: caller.id)
+        case "me": scope = .personal(user: caller.id)
+        default: scope = .room(try room(raw ?? "").id)
+        }
+        let done: Bool? = filter == "all" ? nil : filter == "done"
+        var tasks = try db.tasks(in: scope, done: done)
+        if filter == "overdue" { tasks = tasks.filter(present.isOverdue) }
+        let overdue = tasks.filter(present.isOverdue).count
+        let summary = "\(tasks.count) task\(tasks.count == 1 ? "" : "s")" + (overdue > 0 && filter != "overdue" ? " (\(overdue) overdue)" : "")
+        return result(.ok(summary, body: tasks.map { present.taskLine($0) }, [("tasks", .array(tasks.map(present.task)))]))
+    }
+
+    // MARK: Options
+
+    /// Applies `key=value` options; an empty value clears a field.
+    private func apply(_ options: [String: String], to task: inout TaskRecord, assignee: inout Int64?) throws {
+        for (key, value) in options.sorted(by: { $0.key < $1.key }) {
+            let clear = value.isEmpty
+            switch key {
+            case "title": task.title = try Self.title(value)
+            case "notes":
+                guard value.count <= Self.maxNotes else { throw ChorusError.badValue("notes are at most \(Self.maxNotes) characters") }
+                task.notes = clear ? nil : value
+            case "assign":
+                let account = clear || value == "-" ? nil : try member(named: value, for: task)
+                task.assignee = account?.name
+                assignee = account?.id
+            case "due": task.due = clear ? nil : try When.parse(value, now: now).stored
+            case "start": task.start = clear ? nil : try When.parse(value, now: now).stored
+            case "estimate":
+                guard clear || (Double(value).map { $0 >= 0 && $0 <= 3650 } ?? false) else {
+                    throw ChorusError.badValue("estimate is a number of days 0-3650, not \(value)")
+                }
+                task.estimate = clear ? nil : Double(value)
+            case "points":
+                guard clear || (Int(value).map { (0...1000).contains($0) } ?? false) else {
+                    throw ChorusError.badValue("points is a whole number 0-1000, not \(value)")
+                }
+                task.points = clear ? 1 : Int(value) ?? 1
+            case "parent": task.parent = clear ? nil : try parent(value, for: task)
+            default: throw ChorusError.syntax("unknown option \(key)")
+            }
+        }
+    }
+
+    /// A parent must be a visible top-level task of the same room (subtasks go one level deep).
+    private func parent(_ raw: String, for task: TaskRecord) throws -> Int64 {
+        let digits = raw.hasPrefix("#") ? String(raw.dropFirst()) : raw
+        guard let id = Int64(digits) else { throw ChorusError.badValue("parent is a task number, not \(raw)") }
+        let (parent, _) = try self.task(id)
+        guard parent.id != task.id else { throw ChorusError.badValue("a task cannot be its own parent") }
+        guard parent.room == task.room, parent.ownerID == task.ownerID else {
+            throw ChorusError.badValue("#\(id) is in another room; a subtask lives with its parent")
+        }
+        guard parent.parent == nil else { throw ChorusError.badValue("#\(id) is itself a subtask; subtasks go one level deep") }
+        guard try db.subtasks(of: task.id).isEmpty else {
+            throw ChorusError.badValue("#\(task.id) has subtasks of its own, so it cannot become one")
+        }
+        return id
+    }
+
+    /// Only members of the task's room can take it; a personal task only its owner.
+    private func member(named name: String, for task: TaskRecord) throws -> AccountRecord {
+        let account = try user(named: name)
+        if let room = task.room {
+            guard try db.role(ofUser: account.id, inRoom: room) != nil else {
+                throw ChorusError.notFound("\(account.name) is not a member of \(task.roomName ?? "the room")")
+            }
+        } else if account.id != task.ownerID {
+            throw ChorusError.forbidden("a personal task can only be assigned to its owner")
+        }
+        return account
+    }
+
+    private func assigneeID(of task: TaskRecord) throws -> Int64? {
+        try task.assignee.map { try user(named: $0).id }
+    }
+
+    private func doneByID(of task: TaskRecord) throws -> Int64? {
+        try task.doneBy.map { try user(named: $0).id }
+    }
+
+    private func reload(_ id: Int64) throws -> TaskRecord {
+        guard let task = try db.task(id: id) else { throw ChorusError.internal("task \(id) vanished") }
+        return task
+    }
+
+    private func place(_ task: TaskRecord) -> String {
+        task.roomName.map { " in \($0)" } ?? ""
+    }
+
+    /// " · Flat 2B now [#######---] 70%"
+    private func roomProgressText(_ task: TaskRecord) throws -> String {
+        guard let id = task.room, let room = try db.room(id: id, forUser: caller.id, now: now) else { return "" }
+        return " · \(room.name) now \(Presentation.bar(room.progress))"
+    }
+
+    static func title(_ raw: String) throws -> String {
+        let title = raw.trimmingCharacters(in: .whitespaces)
+        guard !title.isEmpty, title.count <= maxTitle else { throw ChorusError.badValue("a title is 1-\(maxTitle) characters") }
+        return title
+    }
+}

@@ -1,0 +1,18 @@
+import ChorusCore
+
+/// The event log: every event told to anyone, stored in the transaction of the change it
+/// describes, with a strictly increasing id (`SYNC` reads it back).
+extension Database {
+    /// Stores an event and returns its id. `room` is set for room events, `user` for
+    /// events addressed to one user (a personal task, a DM, a notice).
+    public func appendEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
+                            payload: String, text: String) throws -> Int64 {
+        try prepare("INSERT INTO events (room, user, name, by, at, payload, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+            .run(.init(room), .init(user), .text(name), .init(by), .text(at), .text(payload), .text(text))
+        return lastInsertRowID
+    }
+
+    public func lastEventID() throws -> Int64 {
+        try prepare("SELECT coalesce(max(id), 0) FROM events").row { $0.int(0) } ?? 0
+    }
+}

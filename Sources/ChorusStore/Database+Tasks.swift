@@ -1,0 +1,133 @@
+import ChorusCore
+import Foundation
+
+/// What a new task row holds; the database fills in the id.
+public struct TaskDraft: Sendable {
+    public var room: Int64?
+    public var owner: Int64?
+    public var title: String
+    public var notes: String?
+    public var assignee: Int64?
+    public var creator: Int64
+    public var due: String?
+    public var start: String?
+    public var estimate: Double?
+    public var points: Int
+    public var parent: Int64?
+    public var repeatRule: String?
+    public var rotate: String?
+    public var remind: String?
+    public var created: String
+
+    public init(room: Int64?, owner: Int64?, title: String, creator: Int64, created: String) {
+        self.room = room
+        self.owner = owner
+        self.title = title
+        self.creator = creator
+        self.created = created
+        self.points = 1
+    }
+}
+
+/// Which tasks a listing wants.
+public enum TaskScope: Sendable, Equatable {
+    case room(Int64)
+    /// Assigned to the user in rooms they belong to, plus their unassigned personal tasks.
+    case mine(user: Int64)
+    /// The user's personal tasks.
+    case personal(user: Int64)
+}
+
+enum TaskSQL {
+    /// Names resolved, and a parent's progress computed from its subtasks weighted by points.
+    static let select = """
+        SELECT t.id, t.room, r.name, t.owner, t.title, t.notes, t.done, t.progress, a.name, c.name, t.creator,
+               t.due, t.start, t.estimate, t.points, t.parent, t.repeat, t.rotate, t.remind, t.created, t.done_at, d.name,
+               (SELECT CASE WHEN sum(s.points) > 0
+                            THEN (sum((CASE WHEN s.done THEN 100 ELSE s.progress END) * s.points) + sum(s.points) / 2) / sum(s.points)
+                            WHEN count(*) > 0 THEN sum(CASE WHEN s.done THEN 100 ELSE s.progress END) / count(*) END
+                FROM tasks s WHERE s.parent = t.id)
+        FROM tasks t
+        LEFT JOIN rooms r ON r.id = t.room
+        LEFT JOIN users a ON a.id = t.assignee
+        JOIN users c ON c.id = t.creator
+        LEFT JOIN users d ON d.id = t.done_by
+        """
+
+    static func record(_ row: Row) -> TaskRecord {
+        TaskRecord(
+            id: row.int(0), room: row.optionalInt(1), roomName: row.optionalText(2), ownerID: row.optionalInt(3),
+            title: row.text(4), notes: row.optionalText(5), done: row.bool(6), progress: Int(row.int(7)),
+            assignee: row.optionalText(8), creator: row.text(9), creatorID: row.int(10), due: row.optionalText(11),
+            start: row.optionalText(12), estimate: row.isNull(13) ? nil : row.double(13), points: Int(row.int(14)),
+            parent: row.optionalInt(15), repeatRule: row.optionalText(16), rotate: row.optionalText(17),
+            remind: row.optionalText(18), created: row.text(19), doneAt: row.optionalText(20), doneBy: row.optionalText(21),
+            computedProgress: row.optionalInt(22).map(Int.init))
+    }
+
+    static let order = " ORDER BY t.due IS NULL, t.due, t.id"
+}
+
+extension Database {
+    public func insertTask(_ draft: TaskDraft) throws -> Int64 {
+        try prepare("""
+            INSERT INTO tasks (room, owner, title, notes, assignee, creator, due, start, estimate, points, parent,
+                               repeat, rotate, remind, created)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            """).run(.init(draft.room), .init(draft.owner), .text(draft.title), .init(draft.notes), .init(draft.assignee),
+                     .integer(draft.creator), .init(draft.due), .init(draft.start), .init(draft.estimate),
+                     .init(draft.points), .init(draft.parent), .init(draft.repeatRule), .init(draft.rotate),
+                     .init(draft.remind), .text(draft.created))
+        return lastInsertRowID
+    }
+
+    public func task(id: Int64) throws -> TaskRecord? {
+        try prepare(TaskSQL.select + " WHERE t.id = ?1").row(.integer(id), map: TaskSQL.record)
+    }
+
+    public func subtasks(of parent: Int64) throws -> [TaskRecord] {
+        try prepare(TaskSQL.select + " WHERE t.parent = ?1 ORDER BY t.id").rows(.integer(parent), map: TaskSQL.record)
+    }
+
+    /// Open tasks and tasks done since `since`, for a room's progress.
+    func tasksForProgress(room: Int64, since: String) throws -> [TaskRecord] {
+        try prepare(TaskSQL.select + " WHERE t.room = ?1 AND t.parent IS NULL AND (t.done = 0 OR t.done_at >= ?2)")
+            .rows(.integer(room), .text(since), map: TaskSQL.record)
+    }
+
+    /// Every task in the scope, soonest due first (no due date last).
+    public func tasks(in scope: TaskScope, done: Bool?) throws -> [TaskRecord] {
+        let doneClause = done.map { $0 ? " AND t.done = 1" : " AND t.done = 0" } ?? ""
+        switch scope {
+        case .room(let room):
+            return try prepare(TaskSQL.select + " WHERE t.room = ?1" + doneClause + TaskSQL.order)
+                .rows(.integer(room), map: TaskSQL.record)
+        case .mine(let user):
+            return try prepare(TaskSQL.select + """
+                 WHERE ((t.assignee = ?1 AND (t.room IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.room = t.room AND m.user = ?1)))
+                        OR (t.owner = ?1 AND t.assignee IS NULL))
+                """ + doneClause + TaskSQL.order).rows(.integer(user), map: TaskSQL.record)
+        case .personal(let user):
+            return try prepare(TaskSQL.select + " WHERE t.owner = ?1" + doneClause + TaskSQL.order)
+                .rows(.integer(user), map: TaskSQL.record)
+        }
+    }
+
+    /// Writes every field a command may change.
+    public func updateTask(_ task: TaskRecord, assigneeID: Int64?, doneByID: Int64?) throws {
+        try prepare("""
+            UPDATE tasks SET title = ?2, notes = ?3, done = ?4, progress = ?5, assignee = ?6, due = ?7, start = ?8,
+                             estimate = ?9, points = ?10, parent = ?11, repeat = ?12, rotate = ?13, remind = ?14,
+                             done_at = ?15, done_by = ?16
+            WHERE id = ?1
+            """).run(.integer(task.id), .text(task.title), .init(task.notes), .init(task.done), .init(task.progress),
+                     .init(assigneeID), .init(task.due), .init(task.start), .init(task.estimate), .init(task.points),
+                     .init(task.parent), .init(task.repeatRule), .init(task.rotate), .init(task.remind),
+                     .init(task.doneAt), .init(doneByID))
+    }
+
+    /// Deletes the task with its subtasks and comments (cascades).
+    public func deleteTask(id: Int64) throws {
+        try prepare("DELETE FROM tasks WHERE id = ?1").run(.integer(id))
+    }
+}
