@@ -3,8 +3,8 @@ extension CommandTable {
     /// An unknown topic is a 404 so a typo is not mistaken for a command without help.
     public static func help(topic: String?) throws(ChorusError) -> [String] {
         var rows = all
-        if let topic {
-            let words = topic.uppercased().split(separator: " ").map(String.init)
+        let words = (topic ?? "").uppercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        if let topic, !words.isEmpty {
             rows = all.filter { $0.verb == words[0] && (words.count < 2 || $0.subverb == words[1]) }
             guard !rows.isEmpty else { throw .notFound("no command \(topic.uppercased()); try HELP") }
         }

@@ -2,8 +2,8 @@
 ///
 /// Lines end with LF; a CR before the LF is dropped. A line longer than `maxLine` bytes
 /// yields one `.tooLong` and everything up to its end is discarded, so the connection
-/// resynchronises at the next newline. The buffer never holds more than `maxLine` bytes
-/// of an unfinished line, whatever the peer sends.
+/// resynchronises at the next newline. The buffer never holds more than `maxLine + 1`
+/// bytes of an unfinished line (room for its CR), whatever the peer sends.
 public struct LineFramer: Sendable {
     public enum Frame: Equatable, Sendable {
         case line([UInt8])

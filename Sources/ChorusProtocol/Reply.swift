@@ -46,7 +46,10 @@ public struct Reply: Sendable {
         for line in body {
             var safe = TextLine.sanitized(line)
             // A body line must never look like a final line or an event.
-            if safe.hasPrefix("OK") || safe.hasPrefix("ERR") || safe.hasPrefix("*") { safe = "  " + safe }
+            // Compared as bytes: a combining mark after "OK" must not hide the prefix.
+            if safe.utf8.starts(with: "OK".utf8) || safe.utf8.starts(with: "ERR".utf8) || safe.utf8.starts(with: "*".utf8) {
+                safe = "  " + safe
+            }
             TextLine.append(prefix + safe, to: &out)
         }
         switch status {
@@ -80,13 +83,14 @@ public enum TextLine {
     /// Control characters from user data (a `\n` in a quoted title, an escape sequence)
     /// would break the line structure or someone's terminal: show them as visible escapes.
     public static func sanitized(_ line: String) -> String {
-        guard line.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return line }
+        // C1 controls (U+0080–U+009F) are encoded with a 0xC2 lead byte.
+        guard line.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f || $0 == 0xc2 }) else { return line }
         var result = ""
         for scalar in line.unicodeScalars {
             switch scalar {
             case "\n": result += "\\n"
             case "\t": result += " "
-            case _ where scalar.value < 0x20 || scalar.value == 0x7f: result += "\u{FFFD}"
+            case _ where scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value): result += "\u{FFFD}"
             default: result.unicodeScalars.append(scalar)
             }
         }

@@ -14,9 +14,18 @@ public enum RequestParser {
 
     public static func parse(_ bytes: [UInt8]) -> Outcome {
         guard let line = String(validating: bytes, as: UTF8.self) else {
-            return .failure(tag: nil, .syntax("invalid UTF-8"))
+            return .failure(tag: readableTag(bytes), .syntax("invalid UTF-8"))
         }
         return parse(line)
+    }
+
+    /// The tag of a line that is otherwise unreadable, so its error still carries it.
+    static func readableTag(_ bytes: [UInt8]) -> String? {
+        let start = bytes.firstIndex { !LineScanner.isSpace($0) } ?? bytes.endIndex
+        guard start < bytes.endIndex, bytes[start] == UInt8(ascii: "@") else { return nil }
+        let name = bytes[(start + 1)...].prefix { !LineScanner.isSpace($0) }
+        guard !name.isEmpty, name.count <= maxTagLength, name.allSatisfy(isTagByte) else { return nil }
+        return String(decoding: name, as: UTF8.self)
     }
 
     public static func parse(_ line: String) -> Outcome {
@@ -35,7 +44,8 @@ public enum RequestParser {
             scanner.skipSpaces()
         }
         if let control = scanner.firstControlCharacter() {
-            return .failure(tag: tag, .syntax("control character 0x\(String(control, radix: 16)) in line"))
+            let hex = String(control, radix: 16)
+            return .failure(tag: tag, .syntax("control character 0x\(hex.count == 1 ? "0" + hex : hex) in line"))
         }
         do throws(ChorusError) {
             let request = try parseCommand(&scanner, tag: tag)
@@ -74,9 +84,9 @@ public enum RequestParser {
         func usageError(_ reason: String) -> ChorusError { .syntax("\(reason); usage: \(usage)") }
 
         if let textName = spec.text {
-            for _ in spec.arguments {
+            for argument in spec.arguments {
                 scanner.skipSpaces()
-                guard !scanner.atEnd else { throw usageError("missing \(textName)") }
+                guard !scanner.atEnd else { throw usageError("missing \(argument.name)") }
                 positional.append(try scanner.word(usage: usage))
             }
             scanner.skipSpaces()
@@ -154,6 +164,12 @@ struct LineScanner {
         return String(decoding: bytes[start..<index], as: UTF8.self)
     }
 
+    /// The whole character that starts at `position`, for error messages.
+    func character(at position: Int) -> String {
+        let end = min(bytes.count, position + 4)
+        return String(decoding: bytes[position..<end], as: UTF8.self).first.map(String.init) ?? "?"
+    }
+
     /// Everything left, verbatim (a text verb's text).
     mutating func rest() -> String {
         defer { index = bytes.count }
@@ -198,7 +214,7 @@ struct LineScanner {
                 case UInt8(ascii: "\\"): out.append(escaped)
                 case UInt8(ascii: "n"): out.append(UInt8(ascii: "\n"))
                 default:
-                    throw .syntax("unknown escape \\\(Character(Unicode.Scalar(escaped))) (use \\\" \\\\ \\n); usage: \(usage)")
+                    throw .syntax("unknown escape \\\(character(at: index - 1)) (use \\\" \\\\ \\n); usage: \(usage)")
                 }
             default:
                 out.append(byte)

@@ -41,8 +41,9 @@ extension Hub {
     private func help(topic: String?) -> Reply {
         do throws(ChorusError) {
             let lines = try CommandTable.help(topic: topic)
+            let verb = topic?.uppercased().split(separator: " ").first.map(String.init)
             let commands = CommandTable.all
-                .filter { topic == nil || $0.verb == topic!.uppercased().split(separator: " ").first.map(String.init) }
+                .filter { verb == nil || $0.verb == verb }
                 .map { spec in JSONValue.object([("usage", .string(spec.usage)), ("summary", .string(spec.summary)),
                                                  ("login", .bool(spec.needsLogin))]) }
             return .ok("\(lines.count) commands", body: lines, [("commands", .array(commands))])

@@ -1,0 +1,178 @@
+import ChorusProtocol
+import Testing
+
+@Suite("CommandTable")
+struct CommandTableTests {
+    /// Every usage line begins with the command's own name, so HELP and usage errors say what to type.
+    @Test func usageStartsWithName() {
+        for spec in CommandTable.all {
+            #expect(spec.usage == spec.name || spec.usage.hasPrefix(spec.name + " "), "usage \(spec.usage)")
+            #expect(spec.name.hasPrefix(spec.verb))
+        }
+    }
+
+    /// No two rows answer to the same verb and sub-verb.
+    @Test func noDuplicateRows() {
+        var seen: Set<String> = []
+        for spec in CommandTable.all {
+            let key = spec.verb + " " + (spec.subverb ?? "")
+            #expect(!seen.contains(key), "duplicate row \(key)")
+            seen.insert(key)
+        }
+    }
+
+    /// Every row can be found whatever case the user types it in.
+    @Test func rowsFoundCaseInsensitively() {
+        for spec in CommandTable.all {
+            let found = CommandTable.spec(verb: spec.verb.lowercased(), subverb: spec.subverb?.lowercased())
+            #expect(found?.name == spec.name)
+            #expect(CommandTable.rows(forVerb: spec.verb.lowercased()).contains { $0.name == spec.name })
+        }
+        #expect(CommandTable.spec(verb: "FROB", subverb: nil) == nil)
+        #expect(CommandTable.rows(forVerb: "frob").isEmpty)
+    }
+
+    /// The contract's session and account commands are all present with their documented usage.
+    @Test func contractCommandsPresent() {
+        let usages = Set(CommandTable.all.map(\.usage))
+        for usage in ["HELP [VERB] [SUBVERB]", "MODE text|json", "PING [TOKEN]", "QUIT", "REGISTER NAME PASSWORD",
+                      "LOGIN NAME PASSWORD", "LOGOUT", "WHOAMI", "PASSWORD OLD NEW"] {
+            #expect(usages.contains(usage), "missing \(usage)")
+        }
+    }
+
+    /// Only the commands a stranger needs work before logging in.
+    @Test func loginRequirements() {
+        for verb in ["HELP", "MODE", "PING", "QUIT", "REGISTER", "LOGIN"] {
+            #expect(CommandTable.spec(verb: verb, subverb: nil)?.needsLogin == false, "\(verb)")
+        }
+        for verb in ["LOGOUT", "WHOAMI", "PASSWORD"] {
+            #expect(CommandTable.spec(verb: verb, subverb: nil)?.needsLogin == true, "\(verb)")
+        }
+    }
+
+    /// HELP with no topic lists every row, in table order, each with its usage and summary.
+    @Test func helpListsEveryRow() throws {
+        let lines = try CommandTable.help(topic: nil)
+        #expect(lines.count == CommandTable.all.count)
+        for (line, spec) in zip(lines, CommandTable.all) {
+            #expect(line.hasPrefix("  " + spec.usage))
+            #expect(line.contains(spec.summary))
+            #expect(line.hasSuffix("(no login needed)") == !spec.needsLogin, "\(line)")
+        }
+    }
+
+    /// HELP lines start with spaces, so they never look like a final line or an event.
+    @Test func helpLinesIndented() throws {
+        for line in try CommandTable.help(topic: nil) {
+            #expect(line.hasPrefix("  "))
+            #expect(!line.contains("\n"))
+        }
+    }
+
+    /// `HELP ping` shows just PING's line, whatever the case of the topic.
+    @Test(arguments: ["ping", "PING", "Ping"])
+    func helpOneTopic(topic: String) throws {
+        let lines = try CommandTable.help(topic: topic)
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("PING [TOKEN]") == true)
+        #expect(lines.first?.contains("check the connection") == true)
+    }
+
+    /// HELP for an unknown topic gets ERR 404, so a typo is not mistaken for a command without help.
+    @Test(arguments: ["frob", "ping extra", "REGISTERX"])
+    func helpUnknownTopic(topic: String) {
+        #expect(throws: ChorusError.self) { try CommandTable.help(topic: topic) }
+        do {
+            _ = try CommandTable.help(topic: topic)
+        } catch {
+            #expect(error.code == 404)
+            #expect(error.message.contains(topic.uppercased()))
+        }
+    }
+
+    /// `HELP ""` (an empty quoted topic) gets a reply instead of crashing the process.
+    @Test func helpEmptyTopicDoesNotCrash() async {
+        await #expect(processExitsWith: .success) {
+            guard case .request(let request) = RequestParser.parse(#"HELP """#),
+                  case .help(let topic) = request.command else { return }
+            _ = try? CommandTable.help(topic: topic)
+        }
+    }
+
+    /// `HELP " "` (a blank quoted topic) gets a reply instead of crashing the process.
+    @Test func helpBlankTopicDoesNotCrash() async {
+        await #expect(processExitsWith: .success) {
+            guard case .request(let request) = RequestParser.parse(#"HELP " " """#),
+                  case .help(let topic) = request.command else { return }
+            _ = try? CommandTable.help(topic: topic)
+        }
+    }
+}
+
+@Suite("CommandTable: sub-verbs and text verbs")
+struct CommandTableSubverbTests {
+    /// ROOM and TASK are known to take sub-verbs; PING is not.
+    @Test func hasSubverbs() {
+        #expect(CommandTable.hasSubverbs("room"))
+        #expect(CommandTable.hasSubverbs("TASK"))
+        #expect(!CommandTable.hasSubverbs("PING"))
+        #expect(!CommandTable.hasSubverbs("TASKS"))
+        #expect(!CommandTable.hasSubverbs("FROB"))
+    }
+
+    /// A verb either always takes a sub-verb or never does, so the parser never has to guess.
+    @Test func verbsConsistentAboutSubverbs() {
+        for verb in Set(CommandTable.all.map(\.verb)) {
+            let rows = CommandTable.rows(forVerb: verb)
+            #expect(rows.allSatisfy { $0.subverb != nil } || (rows.count == 1 && rows[0].subverb == nil), "\(verb)")
+        }
+    }
+
+    /// The contract's text verbs that exist take the rest of the line; the task TITLE does not.
+    @Test func textVerbs() {
+        for name in ["SAY", "COMMENT", "ROOM CREATE", "ROOM RENAME"] {
+            let words = name.split(separator: " ").map(String.init)
+            let spec = CommandTable.spec(verb: words[0], subverb: words.count > 1 ? words[1] : nil)
+            #expect(spec?.text != nil, "\(name) is a text verb")
+            #expect(spec?.usage.hasSuffix("...") == true)
+        }
+        #expect(CommandTable.spec(verb: "TASK", subverb: "ADD")?.text == nil)
+    }
+
+    /// A text verb takes no options (they would be swallowed by the text).
+    @Test func textVerbsTakeNoOptions() {
+        for spec in CommandTable.all where spec.text != nil {
+            #expect(spec.options.isEmpty, "\(spec.name)")
+        }
+    }
+
+    /// Option usage words are `key=PLACEHOLDER`, with keys the parser can read (letters and `_`).
+    @Test func optionKeysReadable() {
+        for spec in CommandTable.all {
+            for (option, key) in zip(spec.options, spec.optionKeys) {
+                #expect(option.hasPrefix(key + "="), "\(spec.name): \(option)")
+                #expect(!key.isEmpty && key.allSatisfy { $0.isLetter || $0 == "_" } && key == key.lowercased(), "\(spec.name): \(key)")
+            }
+        }
+    }
+
+    /// `HELP room` lists every ROOM row; `HELP room create` just one.
+    @Test func helpForVerbWithSubverbs() throws {
+        let rooms = try CommandTable.help(topic: "room")
+        #expect(rooms.count == CommandTable.rows(forVerb: "ROOM").count)
+        #expect(rooms.count > 1)
+        #expect(rooms.allSatisfy { $0.hasPrefix("  ROOM ") })
+        let create = try CommandTable.help(topic: "room create")
+        #expect(create.count == 1)
+        #expect(create.first?.contains("ROOM CREATE NAME...") == true)
+        #expect(throws: ChorusError.self) { try CommandTable.help(topic: "room fly") }
+    }
+
+    /// `HELP ROOMS` shows the ROOMS row only, not the ROOM rows.
+    @Test func helpRoomsIsNotRoom() throws {
+        let lines = try CommandTable.help(topic: "rooms")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("  ROOMS ") == true)
+    }
+}
