@@ -1,0 +1,23 @@
+import ChorusCore
+import Testing
+
+/// The account rules of CONTRACT §4.
+@Suite struct AccountRulesTests {
+    /// Names fold to lower case and must be 2-32 of a-z 0-9 . _ -.
+    @Test func names() throws {
+        #expect(try AccountRules.normalizedName("Alice") == "alice")
+        #expect(try AccountRules.normalizedName("a.b_c-9") == "a.b_c-9")
+        for bad in ["a", String(repeating: "x", count: 33), "al ice", "alice!", "élise", ""] {
+            #expect(throws: ChorusError.self, "\(bad)") { try AccountRules.normalizedName(bad) }
+        }
+    }
+
+    /// Passwords are 15-1024 bytes, counted in UTF-8.
+    @Test func passwords() throws {
+        try AccountRules.checkPassword(String(repeating: "x", count: 15))
+        try AccountRules.checkPassword(String(repeating: "x", count: 1024))
+        try AccountRules.checkPassword("ééééééééé") // 9 characters, 18 bytes
+        #expect(throws: ChorusError.self) { try AccountRules.checkPassword(String(repeating: "x", count: 14)) }
+        #expect(throws: ChorusError.self) { try AccountRules.checkPassword(String(repeating: "x", count: 1025)) }
+    }
+}

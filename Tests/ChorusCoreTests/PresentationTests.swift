@@ -1,0 +1,65 @@
+import ChorusCore
+import Foundation
+import Testing
+
+/// What people and bots see of tasks and rooms.
+@Suite struct PresentationTests {
+    let now = Date(timeIntervalSince1970: 1_796_000_000)
+
+    func task(progress: Int = 0, done: Bool = false, points: Int = 1, parent: Int64? = nil, due: String? = nil,
+              computed: Int? = nil) -> TaskRecord {
+        TaskRecord(id: 12, room: 3, roomName: "Flat 2B", ownerID: nil, title: "Take out trash", notes: nil, done: done,
+                   progress: progress, assignee: "bob", creator: "alice", creatorID: 1, due: due, start: nil, estimate: nil,
+                   points: points, parent: parent, repeatRule: nil, rotate: nil, remind: nil, created: "2026-11-29T18:04:05Z",
+                   doneAt: nil, doneBy: nil, computedProgress: computed)
+    }
+
+    /// Progress bars have ten cells and a right-aligned percentage.
+    @Test func progressBars() {
+        #expect(Presentation.bar(0) == "[----------]   0%")
+        #expect(Presentation.bar(40) == "[####------]  40%")
+        #expect(Presentation.bar(100) == "[##########] 100%")
+        #expect(Presentation.bar(250) == "[##########] 100%")
+        #expect(Presentation.bar(-5) == "[----------]   0%")
+    }
+
+    /// A room's progress weighs its top-level tasks by points; subtasks do not count twice.
+    @Test func roomProgressIsWeightedByPoints() {
+        #expect(RoomProgress.percent(of: []) == 0)
+        let tasks = [task(progress: 40, points: 2), task(done: true, points: 1), task(progress: 0, points: 1, parent: 12)]
+        #expect(RoomProgress.percent(of: tasks) == 60)
+        #expect(RoomProgress.percent(of: [task(progress: 50, points: 0), task(progress: 100, points: 0)]) == 75)
+    }
+
+    /// Overdue is computed from the due date and now; done tasks are never overdue.
+    @Test func overdueAndDaysLeft() {
+        let present = Presentation(now: now)
+        #expect(present.isOverdue(task(due: "2020-01-01")))
+        #expect(!present.isOverdue(task(done: true, due: "2020-01-01")))
+        #expect(!present.isOverdue(task(due: "2999-01-01")))
+        #expect(!present.isOverdue(task()))
+        #expect(present.dueText(task(due: "2020-01-01")).hasSuffix("days overdue"))
+        #expect(present.dueText(task(done: true)) == "done")
+    }
+
+    /// The JSON shape carries the contract's fields, with a parent's computed progress.
+    @Test func taskShape() throws {
+        let shape = Presentation(now: now).task(task(progress: 10, computed: 55))
+        guard case .object(let fields) = shape else { Issue.record("not an object"); return }
+        let keys = fields.map(\.0)
+        #expect(keys == ["id", "room", "title", "notes", "status", "progress", "assignee", "creator", "due", "start",
+                         "estimate", "points", "parent", "repeat", "remind", "overdue", "behind", "days_left", "created",
+                         "done_at"])
+        #expect(fields.first { $0.0 == "progress" }?.1 == .int(55))
+        #expect(fields.first { $0.0 == "status" }?.1 == .string("open"))
+    }
+
+    /// A listing line shows number, title, room, bar and assignee in columns.
+    @Test func taskLine() {
+        let line = Presentation(now: now).taskLine(task(progress: 40))
+        #expect(line.hasPrefix("  #12   Take out trash"))
+        #expect(line.contains("Flat 2B"))
+        #expect(line.contains("[####------]  40%"))
+        #expect(line.hasSuffix("@bob"))
+    }
+}
