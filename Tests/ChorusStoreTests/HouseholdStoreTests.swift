@@ -1,0 +1,125 @@
+import ChorusCore
+import Foundation
+import Testing
+@testable import ChorusStore
+
+/// Rooms, tasks, chat and the event log on a real SQLite file.
+@Suite struct HouseholdStoreTests {
+    let now = Date(timeIntervalSince1970: 1_796_000_000)
+
+    /// A database with two accounts (alice id 1, bob id 2) and alice's room "Flat 2B".
+    func household() throws -> (TempDirectory, Database, room: Int64) {
+        let directory = try TempDirectory()
+        let db = try Database(path: directory.path())
+        _ = try db.createAccount(name: "alice", passwordHash: "x", created: "2026-11-30T00:00:00Z")
+        _ = try db.createAccount(name: "bob", passwordHash: "x", created: "2026-11-30T00:00:00Z")
+        let room = try db.createRoom(name: "Flat 2B", ownerID: 1, created: "2026-11-30T00:00:00Z")
+        return (directory, db, room)
+    }
+
+    /// The creator is the owner; adding twice is a 409; members are listed owner first.
+    @Test func roomsAndMembers() throws {
+        let (_, db, room) = try household()
+        try db.addMember(room: room, user: 2, role: .member, joined: "t")
+        #expect(throws: ChorusError.conflict("already a member")) { try db.addMember(room: room, user: 2, role: .member, joined: "t") }
+        #expect(try db.members(ofRoom: room).map(\.name) == ["alice", "bob"])
+        #expect(try db.role(ofUser: 1, inRoom: room) == .owner)
+        #expect(try db.rooms(ofUser: 2, now: now).map(\.name) == ["Flat 2B"])
+        #expect(try db.room(id: room, forUser: 3, now: now) == nil)
+        #expect(try db.roomIDs(named: "flat 2b", forUser: 1) == [room])
+    }
+
+    /// Deleting a room removes its members, tasks, subtasks, comments, messages and invites.
+    @Test func deletingARoomCascades() throws {
+        let (_, db, room) = try household()
+        let task = try db.insertTask(TaskDraft(room: room, owner: nil, title: "Trash", creator: 1, created: "t"))
+        var sub = TaskDraft(room: room, owner: nil, title: "Bag", creator: 1, created: "t")
+        sub.parent = task
+        _ = try db.insertTask(sub)
+        _ = try db.insertComment(task: task, sender: 1, text: "hi", at: "t")
+        _ = try db.insertMessage(room: room, sender: 1, text: "hello", at: "t")
+        try db.createInvite(code: "AAAA-BBBB-CCCC-DDDD", room: room, createdBy: 1, usesLeft: 1, expires: nil, created: "t")
+        try db.deleteRoom(room)
+        for table in ["members", "tasks", "comments", "messages", "invites", "rooms"] {
+            #expect(try db.integer("SELECT count(*) FROM \(table)") == 0, "\(table)")
+        }
+    }
+
+    /// A parent's progress is computed from its subtasks, weighted by points.
+    @Test func parentProgressRollsUp() throws {
+        let (_, db, room) = try household()
+        let parent = try db.insertTask(TaskDraft(room: room, owner: nil, title: "Clean", creator: 1, created: "t"))
+        var first = TaskDraft(room: room, owner: nil, title: "Kitchen", creator: 1, created: "t")
+        first.parent = parent
+        first.points = 3
+        let kitchen = try db.insertTask(first)
+        var second = first
+        second.title = "Bath"
+        second.points = 1
+        _ = try db.insertTask(second)
+        var record = try #require(try db.task(id: kitchen))
+        record.done = true
+        try db.updateTask(record, assigneeID: nil, doneByID: 1)
+        #expect(try db.task(id: parent)?.computedProgress == 75)
+        #expect(try db.task(id: kitchen)?.computedProgress == nil)
+    }
+
+    /// Removing a member hands their chores in that room back to nobody.
+    @Test func removingAMemberUnassignsTheirTasks() throws {
+        let (_, db, room) = try household()
+        try db.addMember(room: room, user: 2, role: .member, joined: "t")
+        var draft = TaskDraft(room: room, owner: nil, title: "Trash", creator: 1, created: "t")
+        draft.assignee = 2
+        let task = try db.insertTask(draft)
+        try db.removeMember(room: room, user: 2)
+        #expect(try db.task(id: task)?.assignee == nil)
+    }
+
+    /// HISTORY pages: newest first from the database, returned oldest first.
+    @Test func historyPages() throws {
+        let (_, db, room) = try household()
+        for index in 1...10 { _ = try db.insertMessage(room: room, sender: 1, text: "m\(index)", at: "t") }
+        #expect(try db.history(room: room, limit: 3, beforeID: nil).map(\.text) == ["m8", "m9", "m10"])
+        #expect(try db.history(room: room, limit: 3, beforeID: 8).map(\.text) == ["m5", "m6", "m7"])
+    }
+
+    /// Event ids grow strictly and are never reused after deletes.
+    @Test func eventIDsGrow() throws {
+        let (_, db, _) = try household()
+        let first = try db.appendEvent(room: 1, user: nil, name: "message", by: "alice", at: "t", payload: "{}", text: "x")
+        try db.execute("DELETE FROM events")
+        let second = try db.appendEvent(room: 1, user: nil, name: "message", by: "alice", at: "t", payload: "{}", text: "x")
+        #expect(second > first)
+    }
+
+    /// Every query a command makes on a big table uses an index, not a full scan.
+    @Test func queriesUseIndexes() throws {
+        let (_, db, _) = try household()
+        let queries: [(String, [Statement.Value])] = [
+            ("SELECT user FROM members WHERE room = ?1", [1]),
+            ("SELECT r.id FROM members m JOIN rooms r ON r.id = m.room WHERE m.user = ?1 AND lower(r.name) = lower(?2)", [1, "x"]),
+            (TaskSQL.select + " WHERE t.room = ?1 AND t.done = 0", [1]),
+            (TaskSQL.select + " WHERE t.parent = ?1", [1]),
+            (TaskSQL.select + " WHERE t.owner = ?1 AND t.done = 0", [1]),
+            (TaskSQL.select + " WHERE t.assignee = ?1 AND t.done = 0", [1]),
+            ("SELECT id FROM messages WHERE room = ?1 AND id < ?2 ORDER BY id DESC LIMIT 50", [1, 100]),
+            ("SELECT id FROM comments WHERE task = ?1 ORDER BY id", [1]),
+            ("SELECT id FROM events WHERE room = ?1 AND id > ?2", [1, 0]),
+            ("SELECT code FROM invites WHERE room = ?1", [1]),
+        ]
+        for (sql, values) in queries {
+            let plan = try db.prepare("EXPLAIN QUERY PLAN " + sql).bind(values).rowsText(column: 3)
+            let scans = plan.filter { $0.hasPrefix("SCAN ") && !$0.contains("USING") }
+            #expect(scans.isEmpty, "\(sql): \(plan)")
+        }
+    }
+}
+
+extension Statement {
+    /// Every row's column as text, after `bind`.
+    func rowsText(column: Int32) throws -> [String] {
+        var result: [String] = []
+        while try step() { result.append(try currentRow.text(column)) }
+        return result
+    }
+}
