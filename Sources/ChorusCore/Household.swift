@@ -108,6 +108,18 @@ public struct TaskRecord: Sendable, Equatable {
     }
 
     public var effectiveProgress: Int { done ? 100 : (computedProgress ?? progress) }
+
+    /// When the scheduler should tell people about this task: it is due, its reminder
+    /// time, and the end of its plan (start + estimate days). Nil where not set.
+    public func noticeTimes(calendar: Calendar = .current) -> (due: Date?, remind: Date?, behind: Date?) {
+        let due = self.due.flatMap(When.init(stored:))?.dueInstant(calendar: calendar)
+        let remind = self.remind.flatMap(When.init(stored:))?.instant(dateOnlyAt: 9, 0, calendar: calendar)
+        var behind: Date?
+        if let estimate, let start = self.start.flatMap(When.init(stored:))?.instant(dateOnlyAt: 0, 0, calendar: calendar) {
+            behind = start.addingTimeInterval(estimate * 86400)
+        }
+        return (due, remind, behind)
+    }
 }
 
 public struct MessageRecord: Sendable, Equatable {

@@ -44,9 +44,10 @@ public struct Presentation: Sendable {
             ("points", .int(task.points)),
             ("parent", task.parent.map { .int($0) } ?? .null),
             ("repeat", .string(task.repeatRule)),
+            ("rotate", task.rotate.map { .array($0.split(separator: ",").map { .string(String($0)) }) } ?? .null),
             ("remind", .string(task.remind)),
             ("overdue", .bool(isOverdue(task))),
-            ("behind", .bool(false)),
+            ("behind", .bool(isBehind(task))),
             ("days_left", due?.daysLeft(now: now, calendar: calendar).map { .int($0) } ?? .null),
             ("created", .string(task.created)),
             ("done_at", .string(task.doneAt)),
@@ -67,6 +68,12 @@ public struct Presentation: Sendable {
         .object([("code", .string(invite.code)), ("room", .int(invite.room)),
                  ("uses_left", invite.usesLeft.map { .int($0) } ?? .null), ("expires", .string(invite.expires)),
                  ("created_by", .string(invite.createdBy)), ("created", .string(invite.created))])
+    }
+
+    /// Its plan (start + estimate days) has ended and it is not finished.
+    public func isBehind(_ task: TaskRecord) -> Bool {
+        guard !task.done, task.effectiveProgress < 100, let end = task.noticeTimes(calendar: calendar).behind else { return false }
+        return end < now
     }
 
     public func isOverdue(_ task: TaskRecord) -> Bool {

@@ -40,6 +40,11 @@ public enum Command: Sendable, Equatable {
     case say(room: String, text: String)
     case comment(task: Int64, text: String)
     case history(room: String, limit: String?, before: String?)
+    case dm(user: String, text: String)
+    // Planning
+    case stats(room: String?)
+    case calendar(scope: String)
+    case sync(after: Int64, limit: Int?)
 }
 
 /// How a session wants its replies and events written (CONTRACT §3).

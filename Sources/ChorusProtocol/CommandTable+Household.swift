@@ -48,7 +48,8 @@ extension CommandTable {
         },
     ]
 
-    static let taskOptions = ["assign=USER", "due=WHEN", "start=WHEN", "estimate=DAYS", "notes=TEXT", "points=N", "parent=T"]
+    static let taskOptions = ["assign=USER", "due=WHEN", "start=WHEN", "estimate=DAYS", "notes=TEXT", "remind=WHEN", "points=N",
+                              "parent=T", "repeat=daily|weekly|monthly|Nd", "rotate=USER,USER,..."]
 
     static let taskCommands: [CommandSpec] = [
         CommandSpec("TASK", "ADD", arguments: [.init("R|me"), .init("TITLE")], options: taskOptions,
@@ -102,6 +103,30 @@ extension CommandTable {
         CommandSpec("HISTORY", arguments: [.init("R"), .init("LIMIT", optional: true)], options: ["before=ID"],
                     summary: "a room's latest messages, oldest first (LIMIT up to 200; before=ID pages back)") { args in
             .history(room: args[0], limit: args.optional(1), before: args.options["before"])
+        },
+    ]
+
+    static let planningCommands: [CommandSpec] = [
+        CommandSpec("DM", arguments: [.init("USER")], text: "TEXT", summary: "send someone a direct message") { args in
+            .dm(user: args[0], text: args.text ?? "")
+        },
+        CommandSpec("STATS", arguments: [.init("R", optional: true)],
+                    summary: "who did what: done, open, overdue and points per member, and room progress") { args in
+            .stats(room: args.optional(0))
+        },
+        CommandSpec("CALENDAR", arguments: [.init("R|mine")],
+                    summary: "the tasks with a due date as an iCalendar file for a phone calendar") { args in
+            .calendar(scope: args[0])
+        },
+        CommandSpec("SYNC", arguments: [.init("AFTER_ID"), .init("LIMIT", optional: true)],
+                    summary: "the events you missed after an event id, oldest first (LIMIT up to 500)") { args throws(ChorusError) in
+            guard let after = Int64(args[0]), after >= 0 else { throw args.usageError("AFTER_ID is an event id, not \(args[0])") }
+            var limit: Int?
+            if let raw = args.optional(1) {
+                guard let value = Int(raw), value > 0 else { throw args.usageError("LIMIT is a positive number, not \(raw)") }
+                limit = value
+            }
+            return .sync(after: after, limit: limit)
         },
     ]
 

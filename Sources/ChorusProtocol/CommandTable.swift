@@ -2,7 +2,7 @@
 /// and options against this table, so usage errors come from one place; the server maps
 /// the built `Command` to its handler, and the client uses the table to quote words.
 public enum CommandTable {
-    public static let all: [CommandSpec] = sessionCommands + accountCommands + roomCommands + taskCommands + chatCommands
+    public static let all: [CommandSpec] = sessionCommands + accountCommands + roomCommands + taskCommands + chatCommands + planningCommands
 
     static let sessionCommands: [CommandSpec] = [
         CommandSpec("HELP", arguments: [.init("VERB", optional: true), .init("SUBVERB", optional: true)],

@@ -39,6 +39,28 @@ public struct Event: Sendable {
     }
 }
 
+extension Event {
+    /// The JSON object of an event read back from the log, whose payload fields were
+    /// stored as one JSON object: the same bytes it had when first sent.
+    public static func storedJSON(id: Int64, name: String, at: String, by: String?, payload: String) -> String {
+        var head: [UInt8] = []
+        JSONValue.encodeFields([("type", .string("event")), ("event", .string(name)), ("id", .int(id)),
+                                ("at", .string(at)), ("by", .string(by))], into: &head)
+        head.removeLast() // the closing brace: the payload's fields follow
+        let fields = payload.dropFirst().dropLast() // without its braces
+        return String(decoding: head, as: UTF8.self) + (fields.isEmpty ? "" : "," + fields) + "}"
+    }
+
+    /// Both forms of an event read back from the log.
+    public static func storedRendering(id: Int64, name: String, at: String, by: String?, payload: String, text: String) -> RenderedEvent {
+        var textBytes: [UInt8] = []
+        TextLine.append("* " + TextLine.sanitized(text), to: &textBytes)
+        var json = Array(storedJSON(id: id, name: name, at: at, by: by, payload: payload).utf8)
+        json.append(contentsOf: [0x0d, 0x0a])
+        return RenderedEvent(text: textBytes, json: json)
+    }
+}
+
 /// An event's wire bytes in both modes, shared by reference among all its recipients.
 public final class RenderedEvent: Sendable {
     public let text: [UInt8]

@@ -7,6 +7,8 @@ public indirect enum JSONValue: Sendable, Equatable {
     case string(String)
     case array([JSONValue])
     case object([(String, JSONValue)])
+    /// Already-encoded JSON, passed through (events read back from the log).
+    case raw(String)
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
@@ -17,6 +19,7 @@ public indirect enum JSONValue: Sendable, Equatable {
         case let (.array(a), .array(b)): return a == b
         case let (.object(a), .object(b)):
             return a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case let (.raw(a), .raw(b)): return a == b
         default: return false
         }
     }
@@ -43,6 +46,8 @@ public indirect enum JSONValue: Sendable, Equatable {
             out.append(UInt8(ascii: "]"))
         case .object(let fields):
             JSONValue.encodeFields(fields, into: &out)
+        case .raw(let text):
+            out.append(contentsOf: text.utf8)
         }
     }
 

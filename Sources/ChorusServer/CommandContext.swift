@@ -10,14 +10,20 @@ struct Caller: Sendable {
 
 /// An event and the users whose sessions should get it.
 struct Delivery: Sendable {
+    let id: Int64
     let event: RenderedEvent
     let audience: [Int64]
+    /// A notice (overdue, reminder, behind): kept for audience members with no session,
+    /// and delivered at their next login.
+    var isNotice = false
 }
 
 /// What a household command produced: the reply, and events to fan out once committed.
 struct CommandResult: Sendable {
     var reply: Reply
     var deliveries: [Delivery] = []
+    /// When the scheduler next owes a notice, when the command may have changed it.
+    var nextNotice: Date?? = .none
 }
 
 /// One household command's run on the database thread: the caller, the time, the open
@@ -45,21 +51,26 @@ final class CommandContext {
 
     // MARK: Events
 
-    /// Stores the event and queues it for `audience` (user ids).
+    /// Stores the event and queues it for `audience` (user ids). Returns its id.
+    /// `by` is the caller, except for the scheduler's notices, which nobody caused.
+    @discardableResult
     func emit(_ name: String, room: Int64?, user: Int64? = nil, payload: [(String, JSONValue)], text: String,
-              audience: [Int64]) throws {
+              audience: [Int64], notice: Bool = false) throws -> Int64 {
+        let by = notice ? nil : caller.name
         var payloadBytes: [UInt8] = []
         JSONValue.encodeFields(payload, into: &payloadBytes)
-        let id = try db.appendEvent(room: room, user: user, name: name, by: caller.name, at: timestamp,
+        let id = try db.appendEvent(room: room, user: user, name: name, by: by, at: timestamp,
                                     payload: String(decoding: payloadBytes, as: UTF8.self), text: text)
-        let event = Event(name: name, id: id, at: now, by: caller.name, payload: payload, text: text)
-        deliveries.append(Delivery(event: event.rendered(), audience: audience))
+        let event = Event(name: name, id: id, at: now, by: by, payload: payload, text: text)
+        deliveries.append(Delivery(id: id, event: event.rendered(), audience: audience, isNotice: notice))
+        return id
     }
 
-    /// A room event for everyone in the room now.
-    func emitToRoom(_ name: String, room: Int64, payload: [(String, JSONValue)], text: String, alsoTo extra: [Int64] = []) throws {
-        let audience = try db.memberIDs(ofRoom: room) + extra
-        try emit(name, room: room, payload: [("room", .int(room))] + payload, text: text, audience: audience)
+    /// A room event for everyone in the room now. Returns its id.
+    @discardableResult
+    func emitToRoom(_ name: String, room: Int64, payload: [(String, JSONValue)], text: String) throws -> Int64 {
+        let audience = try db.memberIDs(ofRoom: room)
+        return try emit(name, room: room, payload: [("room", .int(room))] + payload, text: text, audience: audience)
     }
 
     // MARK: Finding things the caller may see
@@ -130,9 +141,9 @@ final class CommandContext {
     }
 
     /// Emits a task event to whoever should hear about it.
-    func emitTask(_ name: String, _ task: TaskRecord, text: String, extra: [(String, JSONValue)] = []) throws {
+    func emitTask(_ name: String, _ task: TaskRecord, text: String) throws {
         try emit(name, room: task.room, user: task.room == nil ? task.ownerID : nil,
-                 payload: [("room", task.room.map { .int($0) } ?? .null), ("task", present.task(task))] + extra,
+                 payload: [("room", task.room.map { .int($0) } ?? .null), ("task", present.task(task))],
                  text: text, audience: try audience(of: task))
     }
 

@@ -23,15 +23,21 @@ extension Hub {
     func login(name: String, password: String, session: Session, tag: String?) {
         runOffLoop(session, tag: tag) { [accounts, database, clock] done in
             accounts.login(name: name, password: password) { result in
-                guard case .success(let account) = result else { return done(result.map { ($0, "") }) }
-                // The greeting line of a session: what waits for this person.
-                database.submit({ db in try LoginSummary.text(for: account.id, db: db, now: clock.now()) }) { summary in
-                    done(.success((account, (try? summary.get()) ?? "")))
+                guard case .success(let account) = result else {
+                    return done(result.map { LoginOutcome(account: $0, summary: "", notices: []) })
+                }
+                // What waits for this person: a summary, and notices kept while they were away.
+                database.submit({ db in
+                    (try LoginSummary.text(for: account.id, db: db, now: clock.now()), try db.takePendingNotices(user: account.id))
+                }) { extra in
+                    let (summary, notices) = (try? extra.get()) ?? ("", [])
+                    done(.success(LoginOutcome(account: account, summary: summary, notices: notices)))
                 }
             }
         } finish: { [unowned self] session, login in
-            setAccount(login.0, of: session)
-            return .ok("logged in as \(login.0.name)\(login.1)", [("user", Self.userShape(login.0))])
+            setAccount(login.account, of: session)
+            sendPendingNotices(login.notices, to: session)
+            return .ok("logged in as \(login.account.name)\(login.summary)", [("user", Self.userShape(login.account))])
         }
     }
 
@@ -49,4 +55,11 @@ extension Hub {
         guard let account = session.account else { return .error(.unauthorized("not logged in")) }
         return .ok(account.name + (account.admin ? " (server admin)" : ""), [("user", Self.userShape(account))])
     }
+}
+
+/// A successful login: the account, LOGIN's summary, and notices kept for it.
+struct LoginOutcome: Sendable {
+    let account: AccountRecord
+    let summary: String
+    let notices: [StoredEvent]
 }

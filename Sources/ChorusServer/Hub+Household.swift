@@ -8,26 +8,30 @@ import ChorusStore
 extension Hub {
     func household(_ request: Request, from session: Session) {
         switch request.command {
+        case .dm(let user, let text): run(session, request) { try $0.dm(user, text: text) }
+        case .stats(let room): run(session, request) { try $0.stats(room) }
+        case .calendar(let scope): run(session, request) { try $0.calendar(scope) }
+        case .sync(let after, let limit): run(session, request) { try $0.sync(after: after, limit: limit) }
         case .rooms: run(session, request) { try $0.rooms() }
         case .roomCreate(let name): run(session, request) { try $0.roomCreate(name: name) }
         case .roomShow(let room): run(session, request, needsOnline: true) { try $0.roomShow(room) }
         case .roomRename(let room, let name): run(session, request) { try $0.roomRename(room, to: name) }
         case .roomAdd(let room, let user): run(session, request) { try $0.roomAdd(room, user: user) }
-        case .roomRemove(let room, let user): run(session, request) { try $0.roomRemove(room, user: user) }
-        case .roomLeave(let room): run(session, request) { try $0.roomLeave(room) }
+        case .roomRemove(let room, let user): run(session, request, touchesTasks: true) { try $0.roomRemove(room, user: user) }
+        case .roomLeave(let room): run(session, request, touchesTasks: true) { try $0.roomLeave(room) }
         case .roomRole(let room, let user, let role): run(session, request) { try $0.roomRole(room, user: user, role: role) }
-        case .roomDelete(let room): run(session, request) { try $0.roomDelete(room) }
+        case .roomDelete(let room): run(session, request, touchesTasks: true) { try $0.roomDelete(room) }
         case .roomInvite(let room, let options): run(session, request) { try $0.roomInvite(room, options: options) }
         case .roomInvites(let room): run(session, request) { try $0.roomInvites(room) }
         case .roomUninvite(let room, let code): run(session, request) { try $0.roomUninvite(room, code: code) }
         case .roomJoin(let code): run(session, request) { try $0.roomJoin(code: code) }
-        case .taskAdd(let room, let title, let options): run(session, request) { try $0.taskAdd(room, title: title, options: options) }
+        case .taskAdd(let room, let title, let options): run(session, request, touchesTasks: true) { try $0.taskAdd(room, title: title, options: options) }
         case .taskShow(let task): run(session, request) { try $0.taskShow(task) }
-        case .taskEdit(let task, let options): run(session, request) { try $0.taskEdit(task, options: options) }
-        case .taskAssign(let task, let user): run(session, request) { try $0.taskAssign(task, to: user) }
-        case .taskProgress(let task, let percent): run(session, request) { try $0.taskProgress(task, percent: percent) }
-        case .taskDone(let task): run(session, request) { try $0.taskDone(task) }
-        case .taskReopen(let task): run(session, request) { try $0.taskReopen(task) }
+        case .taskEdit(let task, let options): run(session, request, touchesTasks: true) { try $0.taskEdit(task, options: options) }
+        case .taskAssign(let task, let user): run(session, request, touchesTasks: true) { try $0.taskAssign(task, to: user) }
+        case .taskProgress(let task, let percent): run(session, request, touchesTasks: true) { try $0.taskProgress(task, percent: percent) }
+        case .taskDone(let task): run(session, request, touchesTasks: true) { try $0.taskDone(task) }
+        case .taskReopen(let task): run(session, request, touchesTasks: true) { try $0.taskReopen(task) }
         case .taskDelete(let task): run(session, request) { try $0.taskDelete(task) }
         case .tasks(let scope, let filter): run(session, request) { try $0.tasks(scope: scope, filter: filter) }
         case .say(let room, let text): run(session, request) { try $0.say(room, text: text) }
@@ -40,7 +44,9 @@ extension Hub {
 
     /// Runs `work` on the database thread. The session reads nothing more until the reply
     /// is back; the events go out even if the issuing session has gone meanwhile.
-    private func run(_ session: Session, _ request: Request, needsOnline: Bool = false,
+    /// `touchesTasks`: the command may have changed a due, reminder or plan, so notices
+    /// that are now owed fire in the same transaction and the scheduler's timer moves.
+    private func run(_ session: Session, _ request: Request, needsOnline: Bool = false, touchesTasks: Bool = false,
                      _ work: @escaping @Sendable (CommandContext) throws -> CommandResult) {
         guard let account = session.account else { return }
         let caller = Caller(id: account.id, name: account.name)
@@ -51,7 +57,14 @@ extension Hub {
         let clock = self.clock
         session.beginCommand()
         database.submit({ db in
-            try work(CommandContext(db: db, caller: caller, now: clock.now(), online: online))
+            let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online)
+            var result = try work(context)
+            if touchesTasks {
+                try context.fireDueNotices()
+                result.deliveries = context.deliveries
+                result.nextNotice = .some(try context.nextNoticeTime())
+            }
+            return result
         }) { result in
             hub.loop.execute {
                 let hub = hub.value
@@ -63,7 +76,10 @@ extension Hub {
                     case .failure(let error): session.send(.error(error), tag: tag)
                     }
                 }
-                if case .success(let done) = outcome { hub.deliver(done.deliveries, except: sessionID) }
+                if case .success(let done) = outcome {
+                    hub.deliver(done.deliveries, except: sessionID)
+                    if case .some(let next) = done.nextNotice { hub.armNoticeTimer(at: next) }
+                }
                 if let session = hub.sessions[sessionID] { hub.processLines(of: session) }
             }
         }

@@ -16,6 +16,8 @@ final class Hub: ConnectionDelegate {
     let database: DatabaseQueue
     let clock: any Clock
     var listener: Listener?
+    /// The scheduler's one timer: when it fires, owed notices go out (`Hub+Notices.swift`).
+    var noticeTimer: EventLoop.TimerHandle?
     private(set) var sessions: [UInt64: Session] = [:]
     /// Logged-in sessions by account id: where fan-out looks recipients up.
     private(set) var sessionsByUser: [Int64: Set<UInt64>] = [:]
@@ -81,13 +83,27 @@ final class Hub: ConnectionDelegate {
 
     /// Sends each event to every session of its audience but the one that caused it.
     /// The bytes were rendered once per format; every recipient shares them.
+    /// A notice for someone with no session is kept for their next login.
     func deliver(_ deliveries: [Delivery], except issuer: UInt64?) {
+        var offline: [(user: Int64, event: Int64)] = []
         for delivery in deliveries {
             for user in Set(delivery.audience) {
-                guard let ids = sessionsByUser[user] else { continue }
-                for id in ids where id != issuer {
+                guard let ids = sessionsByUser[user] else {
+                    if delivery.isNotice { offline.append((user, delivery.id)) }
+                    continue
+                }
+                // A notice is nobody's reply, so even the session whose command set it off hears it.
+                for id in ids where id != issuer || delivery.isNotice {
                     sessions[id]?.send(delivery.event)
                 }
+            }
+        }
+        if !offline.isEmpty {
+            let pending = offline
+            database.submit({ db in
+                for item in pending { try db.addPendingNotice(user: item.user, event: item.event) }
+            }) { result in
+                if case .failure(let error) = result { Log.info("could not keep notices for later: \(error)") }
             }
         }
     }

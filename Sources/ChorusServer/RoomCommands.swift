@@ -19,8 +19,9 @@ extension CommandContext {
         let name = try Self.roomName(raw)
         let id = try db.createRoom(name: name, ownerID: caller.id, created: timestamp)
         guard let room = try db.room(id: id, forUser: caller.id, now: now) else { throw ChorusError.internal("room vanished") }
-        try emitToRoom("member.added", room: id, payload: [("user", .string(caller.name)), ("role", .string("owner"))],
-                       text: "\(caller.name) created \(name) (#\(id))")
+        let event = try emitToRoom("member.added", room: id, payload: [("user", .string(caller.name)), ("role", .string("owner"))],
+                                   text: "\(caller.name) created \(name) (#\(id))")
+        try db.openMembership(room: id, user: caller.id, fromEvent: event)
         return result(.ok("created \(name) (#\(id)) — you are its owner", [("room", present.room(room))]))
     }
 
@@ -56,8 +57,9 @@ extension CommandContext {
         } catch let error as ChorusError where error.code == 409 {
             throw ChorusError.conflict("\(account.name) is already a member of \(room.name)")
         }
-        try emitToRoom("member.added", room: room.id, payload: [("user", .string(account.name)), ("role", .string("member"))],
-                       text: "\(caller.name) added \(account.name) to \(room.name)")
+        let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(account.name)), ("role", .string("member"))],
+                                   text: "\(caller.name) added \(account.name) to \(room.name)")
+        try db.openMembership(room: room.id, user: account.id, fromEvent: event)
         return try roomReply("added \(account.name) to \(room.name)", room.id)
     }
 
@@ -73,8 +75,9 @@ extension CommandContext {
         guard role < room.role else { throw ChorusError.forbidden("only the owner of \(room.name) can remove an admin") }
         let audience = try db.memberIDs(ofRoom: room.id)
         try db.removeMember(room: room.id, user: account.id)
-        try emit("member.removed", room: room.id, payload: [("room", .int(room.id)), ("user", .string(account.name))],
-                 text: "\(caller.name) removed \(account.name) from \(room.name)", audience: audience)
+        let event = try emit("member.removed", room: room.id, payload: [("room", .int(room.id)), ("user", .string(account.name))],
+                             text: "\(caller.name) removed \(account.name) from \(room.name)", audience: audience)
+        try db.closeMembership(room: room.id, user: account.id, atEvent: event)
         return try roomReply("removed \(account.name) from \(room.name)", room.id)
     }
 
@@ -86,8 +89,9 @@ extension CommandContext {
         }
         let audience = try db.memberIDs(ofRoom: room.id)
         try db.removeMember(room: room.id, user: caller.id)
-        try emit("member.removed", room: room.id, payload: [("room", .int(room.id)), ("user", .string(caller.name))],
-                 text: "\(caller.name) left \(room.name)", audience: audience)
+        let event = try emit("member.removed", room: room.id, payload: [("room", .int(room.id)), ("user", .string(caller.name))],
+                             text: "\(caller.name) left \(room.name)", audience: audience)
+        try db.closeMembership(room: room.id, user: caller.id, atEvent: event)
         return result(.ok("left \(room.name)", [("room", .int(room.id))]))
     }
 
@@ -120,8 +124,9 @@ extension CommandContext {
         let room = try room(reference, atLeast: .owner, to: "delete it")
         let audience = try db.memberIDs(ofRoom: room.id)
         try db.deleteRoom(room.id)
-        try emit("room.deleted", room: room.id, payload: [("room", .int(room.id)), ("name", .string(room.name))],
-                 text: "\(caller.name) deleted \(room.name) with its tasks and messages", audience: audience)
+        let event = try emit("room.deleted", room: room.id, payload: [("room", .int(room.id)), ("name", .string(room.name))],
+                             text: "\(caller.name) deleted \(room.name) with its tasks and messages", audience: audience)
+        try db.closeMembership(room: room.id, user: nil, atEvent: event)
         return result(.ok("deleted \(room.name)", [("room", .int(room.id))]))
     }
 
@@ -182,8 +187,9 @@ extension CommandContext {
         try db.addMember(room: invite.room, user: caller.id, role: .member, joined: timestamp)
         try db.useInvite(code: code)
         guard let room = try db.room(id: invite.room, forUser: caller.id, now: now) else { throw missing }
-        try emitToRoom("member.added", room: room.id, payload: [("user", .string(caller.name)), ("role", .string("member"))],
-                       text: "\(caller.name) joined \(room.name) with an invite from \(invite.createdBy)")
+        let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(caller.name)), ("role", .string("member"))],
+                                   text: "\(caller.name) joined \(room.name) with an invite from \(invite.createdBy)")
+        try db.openMembership(room: room.id, user: caller.id, fromEvent: event)
         return result(.ok("joined \(room.name) (#\(room.id))", [("room", present.room(room))]))
     }
 

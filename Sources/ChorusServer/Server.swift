@@ -95,6 +95,14 @@ public final class Server: Sendable {
             pool.stop()
             throw StartupError(message)
         }
+        // Whatever came due while the server was down goes out now.
+        checkNotices()
+    }
+
+    /// Sends the notices owed at the clock's present time. The scheduler's timer does this
+    /// by itself; tests that move a manual clock call it to skip the wait.
+    public func checkNotices() {
+        loop.execute { [hub] in hub.value.checkNotices() }
     }
 
     /// Stops accepting, says `bye`, lets commands in flight answer, closes every session

@@ -103,9 +103,18 @@ extension CommandContext {
         task.doneAt = timestamp
         try db.updateTask(task, assigneeID: try assigneeID(of: task), doneByID: caller.id)
         let saved = try reload(id)
+        let next = try nextOccurrence(of: saved)
         let roomText = try roomProgressText(saved)
         try emitTask("task.done", saved, text: "\(caller.name) finished #\(id) \(saved.title)\(roomText)")
-        return result(.ok("#\(id) \(saved.title) — done\(roomText)", [("task", present.task(saved))]))
+        var fields: [(String, JSONValue)] = [("task", present.task(saved))]
+        var summary = "#\(id) \(saved.title) — done\(roomText)"
+        if let next {
+            let whose = next.assignee.map { " for \($0)" } ?? ""
+            try emitTask("task.added", next, text: "next time: #\(next.id) \(next.title)\(whose), \(present.dueText(next))\(place(next))")
+            fields.append(("next", present.task(next)))
+            summary += " · next: #\(next.id)\(whose), \(present.dueText(next))"
+        }
+        return result(.ok(summary, fields))
     }
 
     /// TASK REOPEN T
@@ -179,6 +188,9 @@ extension CommandContext {
                 }
                 task.points = clear ? 1 : Int(value) ?? 1
             case "parent": task.parent = clear ? nil : try parent(value, for: task)
+            case "remind": task.remind = clear ? nil : try When.parse(value, now: now).stored
+            case "repeat": task.repeatRule = clear ? nil : try RepeatRule(parsing: value).stored
+            case "rotate": task.rotate = clear ? nil : try rotation(value, for: task)
             default: throw ChorusError.syntax("unknown option \(key)")
             }
         }
@@ -198,6 +210,54 @@ extension CommandContext {
             throw ChorusError.badValue("#\(task.id) has subtasks of its own, so it cannot become one")
         }
         return id
+    }
+
+    /// `rotate=alice,bob,carol`: members of the task's room, each once, in turn order.
+    private func rotation(_ raw: String, for task: TaskRecord) throws -> String {
+        guard task.room != nil else { throw ChorusError.badValue("a personal task has nobody to rotate with") }
+        var names: [String] = []
+        for word in raw.split(separator: ",", omittingEmptySubsequences: true) {
+            let name = try member(named: word.trimmingCharacters(in: .whitespaces), for: task).name
+            guard !names.contains(name) else { throw ChorusError.badValue("\(name) is twice in rotate") }
+            names.append(name)
+        }
+        guard !names.isEmpty, names.count <= 50 else { throw ChorusError.badValue("rotate is 1-50 member names, separated by commas") }
+        return names.joined(separator: ",")
+    }
+
+    /// Finishing a repeating task creates the next occurrence, due one period after the
+    /// previous due (not after today), for the next person in the rotation.
+    private func nextOccurrence(of task: TaskRecord) throws -> TaskRecord? {
+        guard let raw = task.repeatRule, let rule = try? RepeatRule(parsing: raw) else { return nil }
+        let previousDue = task.due.flatMap(When.init(stored:))
+        let due = rule.next(after: previousDue, now: now)
+        var draft = TaskDraft(room: task.room, owner: task.ownerID, title: task.title, creator: task.creatorID, created: timestamp)
+        draft.notes = task.notes
+        draft.points = task.points
+        draft.estimate = task.estimate
+        draft.parent = task.parent
+        let id = try db.insertTask(draft)
+        guard var next = try db.task(id: id) else { return nil }
+        next.due = due.stored
+        next.repeatRule = task.repeatRule
+        next.rotate = task.rotate
+        // A reminder keeps its distance from the due date.
+        if let remind = task.remind.flatMap(When.init(stored:))?.instant(dateOnlyAt: 9, 0),
+           let oldDue = previousDue?.dueInstant(), let newDue = due.dueInstant() {
+            next.remind = Timestamp.rfc3339(remind.addingTimeInterval(newDue.timeIntervalSince(oldDue)))
+        }
+        var assignee = try assigneeID(of: task)
+        if let rotate = task.rotate {
+            let names = rotate.split(separator: ",").map(String.init)
+            let current = names.contains(task.assignee ?? "") ? task.assignee : task.doneBy
+            if let name = RepeatRule.nextInRotation(names, after: current), let account = try? member(named: name, for: task) {
+                next.assignee = account.name
+                assignee = account.id
+            }
+        }
+        next.assignee = next.assignee ?? task.assignee
+        try db.updateTask(next, assigneeID: assignee, doneByID: nil)
+        return try reload(id)
     }
 
     /// Only members of the task's room can take it; a personal task only its owner.

@@ -114,16 +114,24 @@ extension Database {
     }
 
     /// Writes every field a command may change.
+    /// Also stores when the scheduler should speak up about it; a notice already sent is
+    /// sent again only when its time moves (SET sees the row's old values).
     public func updateTask(_ task: TaskRecord, assigneeID: Int64?, doneByID: Int64?) throws {
+        let times = task.noticeTimes()
+        func seconds(_ date: Date?) -> Statement.Value { date.map { .integer(Int64($0.timeIntervalSince1970.rounded(.down))) } ?? .null }
         try prepare("""
             UPDATE tasks SET title = ?2, notes = ?3, done = ?4, progress = ?5, assignee = ?6, due = ?7, start = ?8,
                              estimate = ?9, points = ?10, parent = ?11, repeat = ?12, rotate = ?13, remind = ?14,
-                             done_at = ?15, done_by = ?16
+                             done_at = ?15, done_by = ?16,
+                             overdue_sent = CASE WHEN due_at IS ?17 THEN overdue_sent ELSE 0 END,
+                             remind_sent = CASE WHEN remind_at IS ?18 THEN remind_sent ELSE 0 END,
+                             behind_sent = CASE WHEN behind_at IS ?19 THEN behind_sent ELSE 0 END,
+                             due_at = ?17, remind_at = ?18, behind_at = ?19
             WHERE id = ?1
             """).run(.integer(task.id), .text(task.title), .init(task.notes), .init(task.done), .init(task.progress),
                      .init(assigneeID), .init(task.due), .init(task.start), .init(task.estimate), .init(task.points),
                      .init(task.parent), .init(task.repeatRule), .init(task.rotate), .init(task.remind),
-                     .init(task.doneAt), .init(doneByID))
+                     .init(task.doneAt), .init(doneByID), seconds(times.due), seconds(times.remind), seconds(times.behind))
     }
 
     /// Deletes the task with its subtasks and comments (cascades).

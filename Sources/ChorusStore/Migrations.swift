@@ -105,6 +105,45 @@ public enum Migrations {
         CREATE INDEX events_by_room ON events(room, id);
         CREATE INDEX events_by_user ON events(user, id);
         """,
+        // 3: planning: notice times and flags, DMs, membership spans for SYNC, notices
+        // waiting for someone who was offline.
+        """
+        ALTER TABLE tasks ADD COLUMN due_at INTEGER;
+        ALTER TABLE tasks ADD COLUMN remind_at INTEGER;
+        ALTER TABLE tasks ADD COLUMN behind_at INTEGER;
+        ALTER TABLE tasks ADD COLUMN overdue_sent INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN remind_sent INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN behind_sent INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX tasks_due_pending ON tasks(due_at) WHERE done = 0 AND overdue_sent = 0 AND due_at IS NOT NULL;
+        CREATE INDEX tasks_remind_pending ON tasks(remind_at) WHERE done = 0 AND remind_sent = 0 AND remind_at IS NOT NULL;
+        CREATE INDEX tasks_behind_pending ON tasks(behind_at) WHERE done = 0 AND behind_sent = 0 AND behind_at IS NOT NULL;
+        ALTER TABLE events ADD COLUMN peer INTEGER;
+        CREATE INDEX events_by_peer ON events(peer, id);
+        -- Who was in which room between which events: SYNC replays a room's events only
+        -- for the span a user belonged to it. Outlives the room, so no foreign keys.
+        CREATE TABLE memberships (
+          room INTEGER NOT NULL,
+          user INTEGER NOT NULL,
+          first_event INTEGER NOT NULL,
+          last_event INTEGER
+        ) STRICT;
+        CREATE INDEX memberships_by_user ON memberships(user, room);
+        INSERT INTO memberships (room, user, first_event, last_event) SELECT room, user, 0, NULL FROM members;
+        CREATE TABLE dms (
+          id INTEGER PRIMARY KEY,
+          sender INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          recipient INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          text TEXT NOT NULL,
+          at TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX dms_by_sender ON dms(sender);
+        CREATE INDEX dms_by_recipient ON dms(recipient);
+        CREATE TABLE pending_notices (
+          user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          event INTEGER NOT NULL,
+          PRIMARY KEY (user, event)
+        ) STRICT, WITHOUT ROWID;
+        """,
     ]
 }
 

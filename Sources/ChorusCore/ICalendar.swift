@@ -1,0 +1,101 @@
+import Foundation
+
+/// An RFC 5545 calendar of tasks, for a phone to import: one all-day or timed VEVENT per
+/// task with a due date, a stable UID per task, and a VALARM for its reminder.
+public struct ICalendar {
+    public let name: String
+    public let now: Date
+    public let host: String
+    public let calendar: Calendar
+
+    public init(name: String, now: Date, host: String = "chorus", calendar: Calendar = .current) {
+        self.name = name
+        self.now = now
+        self.host = host
+        self.calendar = calendar
+    }
+
+    /// The whole file, CRLF line ends, lines folded at 75 octets.
+    public func render(_ tasks: [TaskRecord]) -> String {
+        var lines = ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//Chorus//Chorus 0.1//EN", "CALSCALE:GREGORIAN",
+                     "METHOD:PUBLISH", "X-WR-CALNAME:" + Self.escape(name)]
+        for task in tasks {
+            lines += event(task)
+        }
+        lines.append("END:VCALENDAR")
+        return lines.map(Self.fold).joined(separator: "\r\n") + "\r\n"
+    }
+
+    func event(_ task: TaskRecord) -> [String] {
+        guard let due = task.due.flatMap(When.init(stored:)) else { return [] }
+        var lines = ["BEGIN:VEVENT", "UID:task-\(task.id)@\(host)", "DTSTAMP:" + Self.utc(now)]
+        if due.dateOnly, let day = When.localDate(due.stored, calendar: calendar) {
+            lines.append("DTSTART;VALUE=DATE:" + Self.compactDate(due.stored))
+            if let next = calendar.date(byAdding: .day, value: 1, to: day) {
+                lines.append("DTEND;VALUE=DATE:" + Self.compactDate(When.dateString(next, calendar: calendar)))
+            }
+        } else if let moment = When.utcInstant(due.stored) {
+            lines.append("DTSTART:" + Self.utc(moment))
+            lines.append("DURATION:PT30M")
+        }
+        let mark = task.done ? "✓ " : ""
+        lines.append("SUMMARY:" + Self.escape(mark + task.title))
+        var description: [String] = []
+        if let room = task.roomName { description.append("Room: \(room)") }
+        if let assignee = task.assignee { description.append("For: \(assignee)") }
+        description.append("Progress: \(task.effectiveProgress)%")
+        if let notes = task.notes { description.append(notes) }
+        lines.append("DESCRIPTION:" + Self.escape(description.joined(separator: "\n")))
+        if let room = task.roomName { lines.append("CATEGORIES:" + Self.escape(room)) }
+        lines.append("STATUS:CONFIRMED")
+        if let remind = task.remind.flatMap(When.init(stored:)), let moment = remind.instant(dateOnlyAt: 9, 0, calendar: calendar) {
+            lines += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + Self.escape(task.title),
+                      "TRIGGER;VALUE=DATE-TIME:" + Self.utc(moment), "END:VALARM"]
+        }
+        lines.append("END:VEVENT")
+        return lines
+    }
+
+    /// TEXT values escape backslash, semicolon, comma and newline (RFC 5545 §3.3.11).
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "\\": out += "\\\\"
+            case ";": out += "\\;"
+            case ",": out += "\\,"
+            case "\n", "\r\n": out += "\\n"
+            case "\r": continue
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// Lines longer than 75 octets continue on the next line after CRLF and a space,
+    /// never splitting a UTF-8 sequence (RFC 5545 §3.1).
+    static func fold(_ line: String) -> String {
+        let bytes = Array(line.utf8)
+        guard bytes.count > 75 else { return line }
+        var pieces: [String] = []
+        var start = 0
+        var limit = 75
+        while start < bytes.count {
+            var end = min(bytes.count, start + limit)
+            // Back up to a character boundary: continuation bytes are 10xxxxxx.
+            while end < bytes.count && end > start && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+            pieces.append(String(decoding: bytes[start..<end], as: UTF8.self))
+            start = end
+            limit = 74 // the leading space counts
+        }
+        return pieces.joined(separator: "\r\n ")
+    }
+
+    static func utc(_ date: Date) -> String {
+        Timestamp.rfc3339(date).replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+    }
+
+    static func compactDate(_ stored: String) -> String {
+        stored.replacingOccurrences(of: "-", with: "")
+    }
+}

@@ -1,0 +1,59 @@
+import ChorusCore
+import ChorusNet
+import ChorusStore
+import Foundation
+
+/// The scheduler's loop side: one timer, set for the next moment a notice is owed. When
+/// it fires, a database job sends what is due and says when to wake next. Commands that
+/// change dates move the timer through their results.
+extension Hub {
+    /// Longest sleep between checks, so a changed wall clock is noticed within the hour.
+    static let longestNoticeSleep = 3600.0
+
+    func armNoticeTimer(at next: Date?) {
+        if let noticeTimer { loop.cancel(noticeTimer) }
+        noticeTimer = nil
+        guard let next else { return }
+        let delay = min(max(0, next.timeIntervalSince(clock.now())), Self.longestNoticeSleep)
+        // A second of slack: due times are whole seconds.
+        noticeTimer = loop.schedule(after: delay + (delay > 0 ? 0.5 : 0)) { [weak self] in
+            self?.noticeTimer = nil
+            self?.checkNotices()
+        }
+    }
+
+    /// Sends every notice owed now and re-arms the timer. Also run at start, so what came
+    /// due while the server was down goes out at once.
+    func checkNotices() {
+        let hub = bound
+        let clock = self.clock
+        database.submit({ db in
+            let context = CommandContext(db: db, caller: Caller(id: 0, name: "chorus"), now: clock.now(), online: [])
+            try context.fireDueNotices()
+            return CommandResult(reply: .ok(), deliveries: context.deliveries, nextNotice: .some(try context.nextNoticeTime()))
+        }) { result in
+            hub.loop.execute {
+                let hub = hub.value
+                switch result {
+                case .success(let done):
+                    hub.deliver(done.deliveries, except: nil)
+                    if case .some(let next) = done.nextNotice { hub.armNoticeTimer(at: next) }
+                case .failure(let error):
+                    Log.info("scheduler: \(error); trying again in a minute")
+                    hub.armNoticeTimer(at: clock.now().addingTimeInterval(60))
+                }
+            }
+        }
+    }
+
+    /// Notices kept while the user had no session, sent after the login reply.
+    func sendPendingNotices(_ events: [StoredEvent], to session: Session) {
+        guard !events.isEmpty else { return }
+        loop.atEndOfTurn { [weak session] in
+            for event in events {
+                session?.send(Event.storedRendering(id: event.id, name: event.name, at: event.at, by: event.by,
+                                                    payload: event.payload, text: event.text))
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import ChorusCore
+import ChorusStore
+import Foundation
+
+/// The scheduler's work on the database thread: tell people once when an open task
+/// passes its due time (`task.overdue`), reaches its reminder (`task.reminder`) or its
+/// plan's end (`task.behind`), and find when the next such moment is. The loop keeps a
+/// single timer for that moment (`Hub+Notices.swift`); nothing polls every task.
+extension CommandContext {
+    /// Fires every notice whose time has come, marking each sent in this transaction.
+    func fireDueNotices() throws {
+        let second = Int64(now.timeIntervalSince1970.rounded(.down))
+        for kind in NoticeKind.allCases {
+            for id in try db.dueNotices(kind, now: second) {
+                try db.markNoticeSent(kind, task: id)
+                guard let task = try db.task(id: id) else { continue }
+                try emitNotice(kind, task)
+            }
+        }
+    }
+
+    /// When the next notice is owed, if any.
+    func nextNoticeTime() throws -> Date? {
+        try db.nextNoticeTime().map { Date(timeIntervalSince1970: Double($0)) }
+    }
+
+    private func emitNotice(_ kind: NoticeKind, _ task: TaskRecord) throws {
+        let place = task.roomName.map { " in \($0)" } ?? ""
+        let name: String
+        let text: String
+        var audience = try audience(of: task)
+        var user: Int64? = task.room == nil ? task.ownerID : nil
+        switch kind {
+        case .overdue:
+            name = "task.overdue"
+            text = "overdue: #\(task.id) \(task.title)\(place)" + (task.assignee.map { " (@\($0))" } ?? "")
+        case .behind:
+            name = "task.behind"
+            text = "behind schedule: #\(task.id) \(task.title)\(place) is at \(task.effectiveProgress)% and its plan has ended"
+        case .reminder:
+            name = "task.reminder"
+            text = "reminder: #\(task.id) \(task.title)\(place), \(present.dueText(task))"
+            // The assignee's, or the whole room's when nobody has it.
+            if let assignee = task.assignee, let account = try db.account(named: assignee) {
+                audience = [account.id]
+                user = account.id
+            }
+        }
+        try emit(name, room: task.room, user: user,
+                 payload: [("room", task.room.map { .int($0) } ?? .null), ("task", present.task(task))],
+                 text: text, audience: audience, notice: true)
+    }
+}

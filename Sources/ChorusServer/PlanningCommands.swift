@@ -1,0 +1,93 @@
+import ChorusCore
+import ChorusStore
+import Foundation
+
+/// DM, STATS, CALENDAR and SYNC.
+extension CommandContext {
+    static let syncPage = 100
+    static let maxSyncPage = 500
+
+    /// DM USER TEXT...
+    func dm(_ name: String, text: String) throws -> CommandResult {
+        let recipient = try user(named: name)
+        try Self.checkText(text)
+        let id = try db.insertDM(sender: caller.id, recipient: recipient.id, text: text, at: timestamp)
+        let message: JSONValue = .object([("id", .int(id)), ("to", .string(recipient.name)), ("from", .string(caller.name)),
+                                          ("text", .string(text)), ("at", .string(timestamp))])
+        let event = try emit("dm", room: nil, user: recipient.id, payload: [("message", message)],
+                             text: "\(present.clock(now)) \(caller.name) → \(recipient.name): \(text)",
+                             audience: [recipient.id, caller.id])
+        try db.setEventPeer(event: event, peer: caller.id)
+        return result(.ok("sent to \(recipient.name)", [("message", message)]))
+    }
+
+    /// STATS [R]
+    func stats(_ reference: String?) throws -> CommandResult {
+        let rooms = try reference.map { [try room($0)] } ?? db.rooms(ofUser: caller.id, now: now)
+        var body: [String] = []
+        var shapes: [JSONValue] = []
+        for room in rooms {
+            let members = try db.memberStats(room: room.id, now: now)
+            body.append("  \(room.name) (#\(room.id))  \(Presentation.bar(room.progress))  \(room.open) open")
+            body.append("    " + Self.columns(["member", "done", "7d", "open", "overdue", "points", "7d"]))
+            for member in members {
+                body.append("    " + Self.columns([member.name, "\(member.done)", "\(member.doneWeek)", "\(member.open)",
+                                                   "\(member.overdue)", "\(member.points)", "\(member.pointsWeek)"]))
+            }
+            shapes.append(.object([("room", present.room(room)), ("members", .array(members.map(Self.statsShape)))]))
+        }
+        var fields: [(String, JSONValue)] = [("rooms", .array(shapes))]
+        if reference != nil, case .object(let only)? = shapes.first { fields = only }
+        return result(.ok("stats for \(rooms.count) room\(rooms.count == 1 ? "" : "s")", body: body, fields))
+    }
+
+    /// CALENDAR R|mine
+    func calendar(_ scope: String) throws -> CommandResult {
+        let tasks: [TaskRecord]
+        let name: String
+        if scope.lowercased() == "mine" {
+            tasks = try db.tasks(in: .mine(user: caller.id), done: nil)
+            name = "Chorus: \(caller.name)"
+        } else {
+            let room = try room(scope)
+            tasks = try db.tasks(in: .room(room.id), done: nil)
+            name = "Chorus: \(room.name)"
+        }
+        // Open tasks, and done ones from the last 30 days (marked ✓), that have a due date.
+        let since = Timestamp.rfc3339(now.addingTimeInterval(-30 * 86400))
+        let shown = tasks.filter { $0.due != nil && (!$0.done || ($0.doneAt ?? "") >= since) }
+        let ics = ICalendar(name: name, now: now).render(shown)
+        let body = ics.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        return result(.ok("\(shown.count) task\(shown.count == 1 ? "" : "s") in the calendar", body: body, [("ics", .string(ics))]))
+    }
+
+    /// SYNC AFTER_ID [LIMIT]
+    func sync(after: Int64, limit: Int?) throws -> CommandResult {
+        let page = min(limit ?? Self.syncPage, Self.maxSyncPage)
+        let found = try db.events(forUser: caller.id, after: after, limit: page + 1)
+        let more = found.count > page
+        let events = Array(found.prefix(page))
+        let last = events.last?.id ?? after
+        let body = events.map { "  #\($0.id) \(TextLine.sanitized($0.text))" }
+        let objects = events.map { JSONValue.raw(Event.storedJSON(id: $0.id, name: $0.name, at: $0.at, by: $0.by, payload: $0.payload)) }
+        let hint = more ? " · more: SYNC \(last)" : ""
+        return result(.ok("\(events.count) event\(events.count == 1 ? "" : "s") after #\(after)\(hint)", body: body,
+                          [("events", .array(objects)), ("more", .bool(more)), ("last", .int(last))]))
+    }
+
+    static func statsShape(_ member: MemberStats) -> JSONValue {
+        .object([("name", .string(member.name)), ("role", .string(member.role.rawValue)), ("done", .int(member.done)),
+                 ("open", .int(member.open)), ("overdue", .int(member.overdue)), ("points", .int(member.points)),
+                 ("week", .object([("done", .int(member.doneWeek)), ("points", .int(member.pointsWeek))]))])
+    }
+
+    /// A name column then right-aligned numbers.
+    static func columns(_ cells: [String]) -> String {
+        let widths = [16, 5, 4, 5, 8, 7, 4]
+        return cells.enumerated().map { index, cell in
+            let width = widths[min(index, widths.count - 1)]
+            if index == 0 { return cell.count >= width ? String(cell.prefix(width - 1)) + " " : cell.padding(toLength: width, withPad: " ", startingAt: 0) }
+            return String(repeating: " ", count: max(0, width - cell.count)) + cell
+        }.joined()
+    }
+}

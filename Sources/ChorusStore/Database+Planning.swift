@@ -1,0 +1,160 @@
+import ChorusCore
+import Foundation
+
+/// An event as the log keeps it, ready to be sent again (SYNC, notices at login).
+public struct StoredEvent: Sendable, Equatable {
+    public let id: Int64
+    public let room: Int64?
+    public let name: String
+    public let by: String?
+    public let at: String
+    /// The payload fields as one JSON object.
+    public let payload: String
+    public let text: String
+}
+
+/// Which notice the scheduler owes for a task.
+public enum NoticeKind: String, Sendable, CaseIterable {
+    case overdue
+    case reminder
+    case behind
+
+    var column: (time: String, sent: String) {
+        switch self {
+        case .overdue: return ("due_at", "overdue_sent")
+        case .reminder: return ("remind_at", "remind_sent")
+        case .behind: return ("behind_at", "behind_sent")
+        }
+    }
+}
+
+/// Per-member figures for STATS.
+public struct MemberStats: Sendable, Equatable {
+    public let name: String
+    public let role: Role
+    public var done = 0
+    public var doneWeek = 0
+    public var open = 0
+    public var overdue = 0
+    public var points = 0
+    public var pointsWeek = 0
+}
+
+/// The scheduler's notices, DMs, membership spans, SYNC and STATS.
+extension Database {
+    // MARK: Notices
+
+    /// Task ids whose notice of this kind is due at `now` (unix seconds) and not yet sent.
+    public func dueNotices(_ kind: NoticeKind, now: Int64) throws -> [Int64] {
+        let (time, sent) = kind.column
+        return try prepare("SELECT id FROM tasks WHERE done = 0 AND \(sent) = 0 AND \(time) IS NOT NULL AND \(time) <= ?1 ORDER BY \(time), id")
+            .rows(.integer(now)) { $0.int(0) }
+    }
+
+    public func markNoticeSent(_ kind: NoticeKind, task: Int64) throws {
+        try prepare("UPDATE tasks SET \(kind.column.sent) = 1 WHERE id = ?1").run(.integer(task))
+    }
+
+    /// The earliest moment (unix seconds) any open task is owed a notice.
+    public func nextNoticeTime() throws -> Int64? {
+        try prepare("""
+            SELECT min(t) FROM (
+              SELECT min(due_at) AS t FROM tasks WHERE done = 0 AND overdue_sent = 0 AND due_at IS NOT NULL
+              UNION ALL SELECT min(remind_at) FROM tasks WHERE done = 0 AND remind_sent = 0 AND remind_at IS NOT NULL
+              UNION ALL SELECT min(behind_at) FROM tasks WHERE done = 0 AND behind_sent = 0 AND behind_at IS NOT NULL)
+            """).row { $0.optionalInt(0) } ?? nil
+    }
+
+    /// Keeps a notice for a user who had no session when it fired.
+    public func addPendingNotice(user: Int64, event: Int64) throws {
+        try prepare("INSERT OR IGNORE INTO pending_notices (user, event) VALUES (?1, ?2)").run(.integer(user), .integer(event))
+    }
+
+    /// The notices waiting for this user, oldest first, and forgets them.
+    public func takePendingNotices(user: Int64) throws -> [StoredEvent] {
+        let events = try prepare(EventSQL.select + " JOIN pending_notices p ON p.event = e.id WHERE p.user = ?1 ORDER BY e.id")
+            .rows(.integer(user), map: EventSQL.record)
+        try prepare("DELETE FROM pending_notices WHERE user = ?1").run(.integer(user))
+        return events
+    }
+
+    // MARK: Direct messages
+
+    public func insertDM(sender: Int64, recipient: Int64, text: String, at: String) throws -> Int64 {
+        try prepare("INSERT INTO dms (sender, recipient, text, at) VALUES (?1, ?2, ?3, ?4)")
+            .run(.integer(sender), .integer(recipient), .text(text), .text(at))
+        return lastInsertRowID
+    }
+
+    /// Marks an event as a DM between two users, so SYNC finds it for both.
+    public func setEventPeer(event: Int64, peer: Int64) throws {
+        try prepare("UPDATE events SET peer = ?2 WHERE id = ?1").run(.integer(event), .integer(peer))
+    }
+
+    // MARK: Membership spans
+
+    public func openMembership(room: Int64, user: Int64, fromEvent event: Int64) throws {
+        try prepare("INSERT INTO memberships (room, user, first_event, last_event) VALUES (?1, ?2, ?3, NULL)")
+            .run(.integer(room), .integer(user), .integer(event))
+    }
+
+    /// Ends the user's span (or every span of the room when `user` is nil) at `event`, inclusive.
+    public func closeMembership(room: Int64, user: Int64?, atEvent event: Int64) throws {
+        if let user {
+            try prepare("UPDATE memberships SET last_event = ?3 WHERE room = ?1 AND user = ?2 AND last_event IS NULL")
+                .run(.integer(room), .integer(user), .integer(event))
+        } else {
+            try prepare("UPDATE memberships SET last_event = ?2 WHERE room = ?1 AND last_event IS NULL")
+                .run(.integer(room), .integer(event))
+        }
+    }
+
+    // MARK: SYNC
+
+    /// The events `user` was told about or would have been, after `after`, in id order:
+    /// room events while they belonged to the room, and events addressed to them (personal
+    /// tasks, notices, DMs either way). One more than `limit` tells the caller there is more.
+    public func events(forUser user: Int64, after: Int64, limit: Int) throws -> [StoredEvent] {
+        try prepare(EventSQL.select + """
+             WHERE e.id > ?2 AND (
+               e.user = ?1 OR e.peer = ?1
+               OR (e.user IS NULL AND e.room IS NOT NULL AND EXISTS (
+                     SELECT 1 FROM memberships m WHERE m.user = ?1 AND m.room = e.room
+                       AND e.id >= m.first_event AND (m.last_event IS NULL OR e.id <= m.last_event))))
+             ORDER BY e.id LIMIT ?3
+            """).rows(.integer(user), .integer(after), .init(limit), map: EventSQL.record)
+    }
+
+    // MARK: STATS
+
+    /// Done, open, overdue and points per member of a room; "week" counts the last 7 days.
+    public func memberStats(room: Int64, now: Date) throws -> [MemberStats] {
+        var stats = try members(ofRoom: room).map { MemberStats(name: $0.name, role: $0.role) }
+        let index = Dictionary(uniqueKeysWithValues: stats.enumerated().map { ($1.name, $0) })
+        let weekAgo = Timestamp.rfc3339(now.addingTimeInterval(-7 * 86400))
+        let present = Presentation(now: now)
+        for task in try tasks(in: .room(room), done: nil) {
+            if task.done, let doer = task.doneBy, let slot = index[doer] {
+                stats[slot].done += 1
+                stats[slot].points += task.points
+                if let at = task.doneAt, at >= weekAgo {
+                    stats[slot].doneWeek += 1
+                    stats[slot].pointsWeek += task.points
+                }
+            } else if !task.done, let assignee = task.assignee, let slot = index[assignee] {
+                stats[slot].open += 1
+                if present.isOverdue(task) { stats[slot].overdue += 1 }
+            }
+        }
+        return stats
+    }
+}
+
+enum EventSQL {
+    static let select = "SELECT e.id, e.room, e.name, e.by, e.at, e.payload, e.text FROM events e"
+
+    static func record(_ row: Row) -> StoredEvent {
+        StoredEvent(id: row.int(0), room: row.optionalInt(1), name: row.text(2), by: row.optionalText(3), at: row.text(4),
+                    payload: row.text(5), text: row.text(6))
+    }
+}
