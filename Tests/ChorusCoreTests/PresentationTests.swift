@@ -48,7 +48,7 @@ import Testing
         guard case .object(let fields) = shape else { Issue.record("not an object"); return }
         let keys = fields.map(\.0)
         #expect(keys == ["id", "room", "title", "notes", "status", "progress", "assignee", "creator", "due", "start",
-                         "estimate", "points", "parent", "repeat", "remind", "overdue", "behind", "days_left", "created",
+                         "estimate", "points", "parent", "repeat", "rotate", "remind", "overdue", "behind", "days_left", "created",
                          "done_at"])
         #expect(fields.first { $0.0 == "progress" }?.1 == .int(55))
         #expect(fields.first { $0.0 == "status" }?.1 == .string("open"))
