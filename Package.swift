@@ -30,7 +30,7 @@ let package = Package(
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
         .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCrypto", "ChorusStore", "chorusd"]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "chorusd"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,9 @@
 import ChorusClient
+import ChorusCore
 import ChorusCrypto
 import ChorusServer
 import Foundation
+import Synchronization
 import Testing
 
 /// A temporary folder that removes itself.
@@ -25,7 +27,11 @@ final class TestServer {
     var configuration: ServerConfiguration
     private(set) var server: Server?
 
-    init(directory: TemporaryDirectory? = nil, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    let clock: any Clock
+
+    init(directory: TemporaryDirectory? = nil, clock: any Clock = SystemClock(),
+         configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        self.clock = clock
         let directory = try directory ?? TemporaryDirectory()
         self.directory = directory
         certificatePath = directory.path + "/server.crt"
@@ -42,7 +48,7 @@ final class TestServer {
         configuration.scrypt = ScryptParameters(logN: 10)
         configure(&configuration)
         self.configuration = configuration
-        server = try Server.start(configuration)
+        server = try Server.start(configuration, clock: clock)
     }
 
     deinit {
@@ -59,7 +65,7 @@ final class TestServer {
     /// Starts again on the same data folder (a new port).
     func restart() throws {
         stop()
-        server = try Server.start(configuration)
+        server = try Server.start(configuration, clock: clock)
     }
 
     /// A connected client that has read the greeting.
@@ -141,5 +147,20 @@ final class TestClient {
             rest = rest[rest.index(after: space)...]
         }
         return rest.hasPrefix("OK") || rest.hasPrefix("ERR ") || rest.hasPrefix("{")
+    }
+}
+
+/// A clock the test moves by hand, so overdue, reminders and repeats need no sleeping.
+final class ManualClock: Clock {
+    private let current: Mutex<Date>
+
+    init(_ start: Date) {
+        current = Mutex(start)
+    }
+
+    func now() -> Date { current.withLock { $0 } }
+
+    func advance(by seconds: Double) {
+        current.withLock { $0 = $0.addingTimeInterval(seconds) }
     }
 }

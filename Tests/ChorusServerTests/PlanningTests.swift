@@ -1,0 +1,279 @@
+import ChorusCore
+import Foundation
+import Testing
+
+/// Planning over real TLS with a clock the test moves: overdue, reminders, behind
+/// schedule, offline notices, repeats with rotation, STATS, CALENDAR, DM and SYNC.
+@Suite struct PlanningTests {
+    /// Monday 7 Dec 2026, 10:00 in the server's time zone.
+    static var start: Date {
+        Calendar.current.date(from: DateComponents(year: 2026, month: 12, day: 7, hour: 10))!
+    }
+
+    /// A household (alice owner, bob and carol members) on a manual clock, all in JSON mode.
+    private func household() throws -> (server: TestServer, clock: ManualClock, alice: Device, bob: Device, carol: Device, room: Int) {
+        let clock = ManualClock(Self.start)
+        let server = try TestServer(clock: clock)
+        let alice = try server.device("alice")
+        let bob = try server.device("bob")
+        let carol = try server.device("carol")
+        let room = id(try alice.ok("ROOM CREATE Flat")["room"])
+        try alice.ok("ROOM ADD \(room) bob")
+        try alice.ok("ROOM ADD \(room) carol")
+        _ = try bob.drain()
+        _ = try carol.drain()
+        return (server, clock, alice, bob, carol, room)
+    }
+
+    /// Waits for the scheduler after moving the clock.
+    private func tick(_ server: TestServer, _ clock: ManualClock, hours: Double) {
+        clock.advance(by: hours * 3600)
+        server.server?.checkNotices()
+    }
+
+    /// An open task passing its due time tells every member once; a done one never.
+    @Test func overdueFiresOnceForEveryone() throws {
+        let (server, clock, alice, bob, carol, room) = try household()
+        let task = id(try alice.ok("TASK ADD \(room) Bins due=+2h assign=bob")["task"])
+        let finished = id(try alice.ok("TASK ADD \(room) Dishes due=+2h")["task"])
+        try alice.ok("TASK DONE \(finished)")
+        _ = try bob.drain()
+        _ = try carol.drain()
+        tick(server, clock, hours: 1)
+        try bob.expectQuiet("before the due time")
+        tick(server, clock, hours: 2)
+        for device in [alice, bob, carol] {
+            let event = try device.event()
+            #expect(event["event"] as? String == "task.overdue")
+            #expect(event["by"] is NSNull)
+            #expect(object(event["task"])["id"] as? Int == task)
+            #expect(object(event["task"])["overdue"] as? Bool == true)
+        }
+        tick(server, clock, hours: 5)
+        for device in [alice, bob, carol] { try device.expectQuiet("a second time") }
+    }
+
+    /// A due date set in the past is reported at once, to the one who set it too.
+    @Test func pastDueIsReportedAtOnce() throws {
+        let (_, _, alice, bob, _, room) = try household()
+        try alice.ok("TASK ADD \(room) Kettle due=2026-12-01")
+        #expect(try alice.event()["event"] as? String == "task.overdue")
+        #expect(try bob.event()["event"] as? String == "task.added")
+        #expect(try bob.event()["event"] as? String == "task.overdue")
+    }
+
+    /// A reminder goes to the assignee only, or to the whole room when nobody has the task.
+    @Test func remindersGoToTheAssignee() throws {
+        let (server, clock, alice, bob, carol, room) = try household()
+        try alice.ok("TASK ADD \(room) Bins remind=+1h assign=bob")
+        try alice.ok("TASK ADD \(room) Plants remind=+3h")
+        _ = try bob.drain()
+        _ = try carol.drain()
+        tick(server, clock, hours: 1.5)
+        let reminder = try bob.event()
+        #expect(reminder["event"] as? String == "task.reminder")
+        #expect(object(reminder["task"])["title"] as? String == "Bins")
+        try alice.expectQuiet("for bob's reminder")
+        try carol.expectQuiet("for bob's reminder")
+        tick(server, clock, hours: 2)
+        for device in [alice, bob, carol] {
+            let event = try device.event()
+            #expect(event["event"] as? String == "task.reminder")
+            #expect(object(event["task"])["title"] as? String == "Plants")
+        }
+    }
+
+    /// A notice for someone with no session waits for their next login.
+    @Test func noticesWaitForOfflineUsers() throws {
+        let (server, clock, alice, bob, _, room) = try household()
+        try alice.ok("TASK ADD \(room) Bins remind=+1h assign=bob")
+        bob.client.connection.close()
+        tick(server, clock, hours: 2)
+        try alice.expectQuiet("for bob's reminder")
+        let again = try server.client()
+        let login = try again.call("LOGIN bob \"\(defaultPassword)\"")
+        #expect(login.last?.hasPrefix("OK logged in as bob") == true)
+        let notice = try again.nextEvent()
+        #expect(notice.hasPrefix("* reminder: #"))
+        #expect(notice.contains("Bins"))
+        // Delivered once: a second login gets nothing.
+        let third = try server.client()
+        #expect(try third.call("LOGIN bob \"\(defaultPassword)\"").last?.hasPrefix("OK") == true)
+        #expect(try third.last("PING") == "OK PONG")
+        #expect(third.events.isEmpty)
+    }
+
+    /// A task whose plan (start + estimate) has ended unfinished is flagged behind, once.
+    @Test func behindSchedule() throws {
+        let (server, clock, alice, bob, _, room) = try household()
+        let task = id(try alice.ok("TASK ADD \(room) Essay start=today estimate=2 due=+7d")["task"])
+        _ = try bob.drain()
+        tick(server, clock, hours: 24)
+        try bob.expectQuiet("while the plan runs")
+        #expect(object(try bob.ok("TASK SHOW \(task)")["task"])["behind"] as? Bool == false)
+        tick(server, clock, hours: 26)
+        let event = try bob.event()
+        #expect(event["event"] as? String == "task.behind")
+        #expect(object(try bob.ok("TASK SHOW \(task)")["task"])["behind"] as? Bool == true)
+        tick(server, clock, hours: 24)
+        try bob.expectQuiet("a second time")
+    }
+
+    /// Finishing a repeating task makes the next one, due a period after the last due, for the next person.
+    @Test func repeatsRotateThroughTheHousehold() throws {
+        let (_, _, alice, bob, carol, room) = try household()
+        var task = object(try alice.ok("TASK ADD \(room) Bins due=2026-12-08 repeat=weekly rotate=alice,bob,carol assign=alice")["task"])
+        let expected = [("bob", "2026-12-15"), ("carol", "2026-12-22"), ("alice", "2026-12-29")]
+        for (person, due) in expected {
+            let done = try alice.ok("TASK DONE \(task["id"] as? Int ?? -1)")
+            let next = object(done["next"])
+            #expect(next["assignee"] as? String == person)
+            #expect(next["due"] as? String == due)
+            #expect(next["repeat"] as? String == "weekly")
+            #expect(next["status"] as? String == "open")
+            task = next
+        }
+        // The finished ones stay on record.
+        let all = try bob.ok("TASKS \(room) all")["tasks"] as? [JSON] ?? []
+        #expect(all.count == 4)
+        #expect(all.filter { $0["status"] as? String == "done" }.count == 3)
+        // Others were told of each new occurrence.
+        let added = try carol.drain().filter { $0["event"] as? String == "task.added" }
+        #expect(added.count == 4)
+    }
+
+    /// Bad dates, repeats and rotations are 422 naming what is accepted.
+    @Test func badPlanningValues() throws {
+        let (_, _, alice, _, _, room) = try household()
+        #expect(try alice.failure("TASK ADD \(room) X due=someday").code == 422)
+        #expect(try alice.failure("TASK ADD \(room) X remind=2026-02-30").code == 422)
+        let repeatError = try alice.failure("TASK ADD \(room) X repeat=fortnightly")
+        #expect(repeatError.code == 422)
+        #expect(repeatError.message.contains("daily, weekly, monthly"))
+        #expect(try alice.failure("TASK ADD \(room) X rotate=alice,nobody").code == 404)
+        #expect(try alice.failure("TASK ADD me X rotate=alice").code == 422)
+    }
+
+    /// STATS counts done, open, overdue and points per member.
+    @Test func stats() throws {
+        let (_, _, alice, bob, _, room) = try household()
+        let heavy = id(try alice.ok("TASK ADD \(room) Clean points=5 assign=bob")["task"])
+        try alice.ok("TASK ADD \(room) Late due=2026-12-01 assign=bob")
+        try alice.ok("TASK ADD \(room) Open assign=alice")
+        try bob.ok("TASK DONE \(heavy)")
+        let stats = try alice.ok("STATS \(room)")
+        let members = Dictionary(uniqueKeysWithValues: (stats["members"] as? [JSON] ?? []).map { ($0["name"] as? String ?? "", $0) })
+        #expect(members["bob"]?["done"] as? Int == 1)
+        #expect(members["bob"]?["points"] as? Int == 5)
+        #expect(object(members["bob"]?["week"])["points"] as? Int == 5)
+        #expect(members["bob"]?["open"] as? Int == 1)
+        #expect(members["bob"]?["overdue"] as? Int == 1)
+        #expect(members["alice"]?["open"] as? Int == 1)
+        #expect(members["carol"]?["done"] as? Int == 0)
+        #expect(object(stats["room"])["id"] as? Int == room)
+        #expect((try alice.ok("STATS")["rooms"] as? [JSON])?.count == 1)
+    }
+
+    /// CALENDAR is RFC 5545: CRLF lines of at most 75 octets, escaped text, stable UIDs,
+    /// all-day dates, and an alarm for a reminder.
+    @Test func calendarExport() throws {
+        let (_, _, alice, _, _, room) = try household()
+        let task = id(try alice.ok("TASK ADD \(room) \"Bins, recycling; and glass\" due=2026-12-09 remind=2026-12-09T08:30")["task"])
+        try alice.ok("TASK ADD \(room) \"\(String(repeating: "Très long titre ", count: 8))\" due=2026-12-10T18:00")
+        try alice.ok("TASK ADD \(room) \"No date\"")
+        let ics = try alice.ok("CALENDAR \(room)")["ics"] as? String ?? ""
+        #expect(ics.hasPrefix("BEGIN:VCALENDAR\r\n"))
+        #expect(ics.hasSuffix("END:VCALENDAR\r\n"))
+        let physical = ics.components(separatedBy: "\r\n").dropLast()
+        #expect(physical.allSatisfy { $0.utf8.count <= 75 })
+        #expect(!ics.replacingOccurrences(of: "\r\n", with: "").contains("\n"))
+        // Unfold (RFC 5545 §3.1) and read the properties back.
+        let lines = ics.replacingOccurrences(of: "\r\n ", with: "").components(separatedBy: "\r\n")
+        #expect(lines.filter { $0 == "BEGIN:VEVENT" }.count == 2)
+        #expect(lines.contains("UID:task-\(task)@chorus"))
+        #expect(lines.contains("DTSTART;VALUE=DATE:20261209"))
+        #expect(lines.contains("DTEND;VALUE=DATE:20261210"))
+        #expect(lines.contains("SUMMARY:Bins\\, recycling\\; and glass"))
+        #expect(lines.contains { $0.hasPrefix("SUMMARY:Très long titre Très long titre") && $0.count > 100 })
+        let utc = When(stored: try When.parse("2026-12-10T18:00", now: Self.start).stored)!
+        #expect(lines.contains("DTSTART:" + utc.stored.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")))
+        #expect(lines.contains("BEGIN:VALARM"))
+        #expect(lines.contains { $0.hasPrefix("TRIGGER;VALUE=DATE-TIME:20261209T") })
+        // The same task keeps its UID in a later export.
+        let again = try alice.ok("CALENDAR mine")["ics"] as? String ?? ""
+        #expect(!again.contains("UID:task-\(task)@chorus")) // not assigned to alice, not personal
+        try alice.ok("TASK ASSIGN \(task) alice")
+        #expect((try alice.ok("CALENDAR mine")["ics"] as? String ?? "").contains("UID:task-\(task)@chorus"))
+    }
+
+    /// A DM reaches the recipient's sessions and the sender's other ones, nobody else.
+    @Test func directMessages() throws {
+        let (server, _, alice, bob, carol, _) = try household()
+        let alicePhone = try server.device("alice", label: "alice phone", register: false)
+        let sent = try alice.ok("DM bob hello, bob")
+        #expect(object(sent["message"])["to"] as? String == "bob")
+        for device in [bob, alicePhone] {
+            let event = try device.event()
+            #expect(event["event"] as? String == "dm")
+            #expect(object(event["message"])["text"] as? String == "hello, bob")
+            #expect(object(event["message"])["from"] as? String == "alice")
+        }
+        try alice.expectQuiet("for its own DM")
+        try carol.expectQuiet("for a DM between others")
+        #expect(try alice.failure("DM nobody hi").code == 404)
+    }
+
+    /// After a disconnect, SYNC returns exactly the missed events of the user's rooms, DMs
+    /// and notices, in order, and nothing from rooms they are not in.
+    @Test func syncAfterDisconnect() throws {
+        let (server, _, alice, bob, carol, room) = try household()
+        let other = id(try carol.ok("ROOM CREATE Carol's den")["room"])
+        try bob.ok("TASK ADD \(room) Before")
+        let last = try alice.event()["id"] as? Int ?? 0
+        bob.client.connection.close()
+
+        try alice.ok("SAY \(room) while you were out")
+        try carol.ok("SAY \(other) secret")
+        try alice.ok("DM bob psst")
+        try alice.ok("TASK ADD \(room) Late due=2026-12-01")
+        try carol.ok("DM alice not for bob")
+
+        let back = try server.device("bob", label: "bob again", register: false)
+        let sync = try back.ok("SYNC \(last)")
+        let events = sync["events"] as? [JSON] ?? []
+        let names = events.map { $0["event"] as? String ?? "" }
+        #expect(names == ["message", "dm", "task.added", "task.overdue"])
+        #expect(events.allSatisfy { ($0["room"] as? Int).map { $0 == room } ?? true })
+        let ids = events.compactMap { $0["id"] as? Int }
+        #expect(ids == ids.sorted() && Set(ids).count == ids.count && (ids.first ?? 0) > last)
+        #expect(sync["more"] as? Bool == false)
+        // Paging: one at a time walks the same list.
+        var after = last
+        var paged: [String] = []
+        while true {
+            let page = try back.ok("SYNC \(after) 1")
+            let batch = page["events"] as? [JSON] ?? []
+            paged += batch.map { $0["event"] as? String ?? "" }
+            after = page["last"] as? Int ?? after
+            if page["more"] as? Bool != true { break }
+        }
+        #expect(paged == names)
+    }
+
+    /// Events of a room before joining and after leaving are not replayed.
+    @Test func syncRespectsMembershipSpans() throws {
+        let (_, _, alice, bob, carol, room) = try household()
+        try alice.ok("SAY \(room) everyone hears this")
+        try carol.ok("ROOM LEAVE \(room)")
+        try alice.ok("SAY \(room) after carol left")
+        let sync = try carol.ok("SYNC 0 500")
+        let texts = (sync["events"] as? [JSON] ?? []).compactMap { object($0["message"])["text"] as? String }
+        #expect(texts == ["everyone hears this"])
+        let names = (sync["events"] as? [JSON] ?? []).map { $0["event"] as? String ?? "" }
+        #expect(names.first == "member.added")
+        #expect(names.last == "member.removed")
+        // Bob, still a member, hears both.
+        let bobTexts = (try bob.ok("SYNC 0 500")["events"] as? [JSON] ?? []).compactMap { object($0["message"])["text"] as? String }
+        #expect(bobTexts == ["everyone hears this", "after carol left"])
+    }
+}
