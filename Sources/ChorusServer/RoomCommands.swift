@@ -74,10 +74,12 @@ extension CommandContext {
         guard role != .owner else { throw ChorusError.forbidden("nobody removes the owner of \(room.name)") }
         guard role < room.role else { throw ChorusError.forbidden("only the owner of \(room.name) can remove an admin") }
         let audience = try db.memberIDs(ofRoom: room.id)
+        let chores = try openTasks(of: account, in: room.id)
         try db.removeMember(room: room.id, user: account.id)
         let event = try emit("member.removed", room: room.id, payload: [("room", .int(room.id)), ("user", .string(account.name))],
                              text: "\(caller.name) removed \(account.name) from \(room.name)", audience: audience)
         try db.closeMembership(room: room.id, user: account.id, atEvent: event)
+        try announceUnassigned(chores, from: account.name)
         return try roomReply("removed \(account.name) from \(room.name)", room.id)
     }
 
@@ -88,10 +90,12 @@ extension CommandContext {
             throw ChorusError.forbidden("the owner cannot leave \(room.name): hand it over first with ROOM ROLE \(room.id) USER owner")
         }
         let audience = try db.memberIDs(ofRoom: room.id)
+        let chores = try openTasks(of: try user(named: caller.name), in: room.id)
         try db.removeMember(room: room.id, user: caller.id)
         let event = try emit("member.removed", room: room.id, payload: [("room", .int(room.id)), ("user", .string(caller.name))],
                              text: "\(caller.name) left \(room.name)", audience: audience)
         try db.closeMembership(room: room.id, user: caller.id, atEvent: event)
+        try announceUnassigned(chores, from: caller.name)
         return result(.ok("left \(room.name)", [("room", .int(room.id))]))
     }
 
@@ -191,6 +195,19 @@ extension CommandContext {
                                    text: "\(caller.name) joined \(room.name) with an invite from \(invite.createdBy)")
         try db.openMembership(room: room.id, user: caller.id, fromEvent: event)
         return result(.ok("joined \(room.name) (#\(room.id))", [("room", present.room(room))]))
+    }
+
+    /// The open tasks someone holds in a room, before they leave it.
+    private func openTasks(of account: AccountRecord, in room: Int64) throws -> [Int64] {
+        try db.tasks(in: .room(room), done: false).filter { $0.assignee == account.name }.map(\.id)
+    }
+
+    /// Someone left: their chores went back to the pool; the room hears of each one.
+    private func announceUnassigned(_ tasks: [Int64], from name: String) throws {
+        for id in tasks {
+            guard let task = try db.task(id: id) else { continue }
+            try emitTask("task.updated", task, text: "#\(id) \(task.title) is unassigned: \(name) left \(task.roomName ?? "the room")")
+        }
     }
 
     private func isExpired(_ invite: InviteRecord) -> Bool {

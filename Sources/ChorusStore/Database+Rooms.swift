@@ -29,12 +29,15 @@ extension Database {
         return try roomRecord(id: found.0, name: found.1, role: found.2, now: now)
     }
 
-    /// The ids of the caller's rooms with this name, case-insensitively.
+    /// The ids of the caller's rooms with this name, case-insensitively. Compared in Swift:
+    /// SQLite's lower() folds only ASCII, and "Küche" must match "KÜCHE".
     public func roomIDs(named name: String, forUser user: Int64) throws -> [Int64] {
-        try prepare("""
-            SELECT r.id FROM members m JOIN rooms r ON r.id = m.room
-            WHERE m.user = ?1 AND lower(r.name) = lower(?2) ORDER BY r.id
-            """).rows(.integer(user), .text(name)) { $0.int(0) }
+        let wanted = name.lowercased()
+        return try prepare("""
+            SELECT r.id, r.name FROM members m JOIN rooms r ON r.id = m.room WHERE m.user = ?1 ORDER BY r.id
+            """).rows(.integer(user)) { ($0.int(0), $0.text(1)) }
+            .filter { $0.1.lowercased() == wanted }
+            .map(\.0)
     }
 
     private func roomRecord(id: Int64, name: String, role: String, now: Date) throws -> RoomRecord {

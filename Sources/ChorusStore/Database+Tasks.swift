@@ -65,7 +65,8 @@ enum TaskSQL {
             computedProgress: row.optionalInt(22).map(Int.init))
     }
 
-    static let order = " ORDER BY t.due IS NULL, t.due, t.id"
+    /// By the due moment (a date alone is due at the end of its day), not the stored text.
+    static let order = " ORDER BY t.due_at IS NULL, t.due_at, t.id"
 }
 
 extension Database {

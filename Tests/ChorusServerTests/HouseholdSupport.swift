@@ -1,0 +1,162 @@
+import ChorusClient
+import Foundation
+import Testing
+
+/// A decoded JSON object from the wire.
+typealias JSON = [String: Any]
+
+/// One logged-in connection in JSON mode, with a label for failure messages. It checks,
+/// for every event it reads, that event ids keep growing as this session sees them.
+final class Device {
+    let client: TestClient
+    let user: String
+    let label: String
+    private(set) var lastEventID = 0
+    /// The server stays up while any of its devices is in use.
+    private let server: TestServer?
+
+    init(client: TestClient, user: String, label: String, server: TestServer? = nil) throws {
+        self.client = client
+        self.user = user
+        self.label = label
+        self.server = server
+        let mode = try client.json("MODE json")
+        #expect(mode["mode"] as? String == "json", "\(label): MODE json → \(mode)")
+    }
+
+    /// The decoded reply to `line`, whatever it is.
+    func send(_ line: String) throws -> JSON {
+        try client.json(line)
+    }
+
+    /// The reply to `line`, which must be OK.
+    @discardableResult
+    func ok(_ line: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSON {
+        let reply = try client.json(line)
+        #expect(reply["type"] as? String == "ok", "\(label): \(line) → \(reply)", sourceLocation: sourceLocation)
+        return reply
+    }
+
+    /// The error reply to `line`: its code and message (code 200 and "" when it was OK).
+    func failure(_ line: String) throws -> (code: Int, message: String) {
+        let reply = try client.json(line)
+        if reply["type"] as? String == "ok" { return (200, "") }
+        return (reply["code"] as? Int ?? -1, reply["message"] as? String ?? "")
+    }
+
+    /// 200 for OK, else the error code.
+    func code(_ line: String) throws -> Int {
+        try failure(line).code
+    }
+
+    /// Sends many lines at once and reads their replies in order (pipelining).
+    func pipeline(_ lines: [String]) throws -> [JSON] {
+        try client.connection.sendRaw(Array(lines.map { $0 + "\r\n" }.joined().utf8))
+        return try lines.map { _ in
+            let line = try client.reply().last ?? ""
+            return try Self.decode(line)
+        }
+    }
+
+    /// The next event, queued ones first. Its id must be larger than any this session saw before.
+    func event(timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSON {
+        let event = try Self.decode(try client.nextEvent(timeout: timeout))
+        #expect(event["type"] as? String == "event", "\(label): not an event: \(event)", sourceLocation: sourceLocation)
+        if let id = event["id"] as? Int {
+            #expect(id > lastEventID, "\(label): event id \(id) after \(lastEventID)", sourceLocation: sourceLocation)
+            lastEventID = max(lastEventID, id)
+        }
+        return event
+    }
+
+    /// Every event that reached this session before the reply to a PING sent now.
+    ///
+    /// Sound as a "nothing more came" check once the command that would have caused an
+    /// event has been answered: the server hands out a command's events in the same loop
+    /// turn as its reply, before it reads this PING.
+    func drain(sourceLocation: SourceLocation = #_sourceLocation) throws -> [JSON] {
+        let pong = try client.json("PING barrier")
+        #expect(pong["pong"] as? String == "barrier", "\(label): \(pong)", sourceLocation: sourceLocation)
+        var events: [JSON] = []
+        while !client.events.isEmpty {
+            events.append(try event(sourceLocation: sourceLocation))
+        }
+        return events
+    }
+
+    /// Checks that no event is waiting for this session.
+    func expectQuiet(_ context: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let stray = try drain(sourceLocation: sourceLocation)
+        #expect(stray.isEmpty, "\(label) should get nothing \(context), got \(stray)", sourceLocation: sourceLocation)
+    }
+
+    static func decode(_ line: String) throws -> JSON {
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? JSON else {
+            throw LineClient.Failure("not a JSON object: \(line)")
+        }
+        return object
+    }
+}
+
+let defaultPassword = "correct horse battery staple"
+
+extension TestServer {
+    /// A JSON-mode session of a new account (`register`) or a further one of an existing account.
+    func device(_ name: String, label: String? = nil, register: Bool = true) throws -> Device {
+        let client: TestClient
+        if register {
+            client = try user(name)
+        } else {
+            client = try self.client()
+            let reply = try client.last("LOGIN \(name) \"\(defaultPassword)\"")
+            #expect(reply.hasPrefix("OK logged in as \(name)"), "login \(name): \(reply)")
+        }
+        return try Device(client: client, user: name, label: label ?? name, server: self)
+    }
+}
+
+/// After `issuer` got its reply: every session in `recipients` gets exactly one event named
+/// `name`, by `by`, in `room`; the issuer and every session in `others` get nothing. Returns
+/// the events as the recipients saw them, in the order of `recipients`.
+@discardableResult
+func expectFanout(_ name: String, by: String, room: Int?, issuer: Device, to recipients: [Device], notTo others: [Device],
+                  sourceLocation: SourceLocation = #_sourceLocation) throws -> [JSON] {
+    var seen: [JSON] = []
+    for device in recipients {
+        let event = try device.event(sourceLocation: sourceLocation)
+        #expect(event["event"] as? String == name, "\(device.label) expected \(name), got \(event)", sourceLocation: sourceLocation)
+        #expect(event["by"] as? String == by, "\(device.label): by in \(event)", sourceLocation: sourceLocation)
+        #expect(event["id"] as? Int != nil, "\(device.label): a stored event has an id: \(event)", sourceLocation: sourceLocation)
+        #expect((event["at"] as? String)?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/) != nil,
+                "\(device.label): at in \(event)", sourceLocation: sourceLocation)
+        if let room {
+            #expect(event["room"] as? Int == room, "\(device.label): room in \(event)", sourceLocation: sourceLocation)
+        } else {
+            #expect(event["room"] is NSNull, "\(device.label): room in \(event)", sourceLocation: sourceLocation)
+        }
+        seen.append(event)
+    }
+    for device in recipients {
+        try device.expectQuiet("more than one \(name)", sourceLocation: sourceLocation)
+    }
+    try issuer.expectQuiet("for its own \(name) (it has the reply)", sourceLocation: sourceLocation)
+    for device in others {
+        try device.expectQuiet("for \(name)", sourceLocation: sourceLocation)
+    }
+    return seen
+}
+
+/// A nested object of a reply or event, e.g. `reply["room"]`.
+func object(_ value: Any?) -> JSON {
+    value as? JSON ?? [:]
+}
+
+/// The `id` of a nested object, e.g. `id(reply["task"])`; -1 when missing.
+func id(_ value: Any?) -> Int {
+    object(value)["id"] as? Int ?? -1
+}
+
+/// Digits replaced by `N`, to compare the shapes of two messages about different ids.
+func shape(_ message: String) -> String {
+    message.replacing(/[0-9]+/, with: "N")
+}
