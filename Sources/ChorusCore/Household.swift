@@ -61,7 +61,8 @@ public struct TaskRecord: Sendable, Equatable {
     public var done: Bool
     /// The stored progress; for a parent, `computedProgress` wins.
     public var progress: Int
-    public var assignee: String?
+    public private(set) var assignee: String?
+    public private(set) var assigneeID: Int64?
     public let creator: String
     public let creatorID: Int64
     public var due: String?
@@ -74,14 +75,16 @@ public struct TaskRecord: Sendable, Equatable {
     public var remind: String?
     public let created: String
     public var doneAt: String?
-    public var doneBy: String?
+    public private(set) var doneBy: String?
+    public private(set) var doneByID: Int64?
     /// Progress from subtasks weighted by points, when the task has subtasks.
     public var computedProgress: Int?
 
     public init(id: Int64, room: Int64?, roomName: String?, ownerID: Int64?, title: String, notes: String?, done: Bool,
-                progress: Int, assignee: String?, creator: String, creatorID: Int64, due: String?, start: String?,
-                estimate: Double?, points: Int, parent: Int64?, repeatRule: String?, rotate: String?, remind: String?,
-                created: String, doneAt: String?, doneBy: String?, computedProgress: Int? = nil) {
+                progress: Int, assignee: String?, assigneeID: Int64? = nil, creator: String, creatorID: Int64, due: String?,
+                start: String?, estimate: Double?, points: Int, parent: Int64?, repeatRule: String?, rotate: String?,
+                remind: String?, created: String, doneAt: String?, doneBy: String?, doneByID: Int64? = nil,
+                computedProgress: Int? = nil) {
         self.id = id
         self.room = room
         self.roomName = roomName
@@ -91,6 +94,7 @@ public struct TaskRecord: Sendable, Equatable {
         self.done = done
         self.progress = progress
         self.assignee = assignee
+        self.assigneeID = assigneeID
         self.creator = creator
         self.creatorID = creatorID
         self.due = due
@@ -104,10 +108,26 @@ public struct TaskRecord: Sendable, Equatable {
         self.created = created
         self.doneAt = doneAt
         self.doneBy = doneBy
+        self.doneByID = doneByID
         self.computedProgress = computedProgress
     }
 
     public var effectiveProgress: Int { done ? 100 : (computedProgress ?? progress) }
+
+    /// Gives the task to an account (id and name together), or to nobody.
+    public mutating func assign(to account: (id: Int64, name: String)?) {
+        assigneeID = account?.id
+        assignee = account?.name
+    }
+
+    /// Marks it done by an account now, or (nil) open again.
+    public mutating func finish(by account: (id: Int64, name: String)?, at time: String?) {
+        done = account != nil
+        doneByID = account?.id
+        doneBy = account?.name
+        doneAt = account == nil ? nil : time
+        if done { progress = 100 }
+    }
 
     /// When the scheduler should tell people about this task: it is due, its reminder
     /// time, and the end of its plan (start + estimate days). Nil where not set.

@@ -17,12 +17,9 @@ extension CommandContext {
             let room = try room(reference)
             draft = TaskDraft(room: room.id, owner: nil, title: title, creator: caller.id, created: timestamp)
         }
-        let id = try db.insertTask(draft)
-        guard var task = try db.task(id: id) else { throw ChorusError.internal("task vanished") }
-        var assignee: Int64?
-        try apply(options, to: &task, assignee: &assignee)
-        try db.updateTask(task, assigneeID: assignee, doneByID: nil)
-        let saved = try reload(task.id)
+        var task = try reload(try db.insertTask(draft))
+        try apply(options, to: &task)
+        let saved = try save(task)
         let whose = saved.assignee.map { " for \($0)" } ?? ""
         try emitTask("task.added", saved, text: "\(caller.name) added #\(saved.id) \(saved.title)\(whose)\(place(saved))")
         return result(.ok("added #\(saved.id) \(saved.title)\(place(saved))", body: [present.taskLine(saved)],
@@ -54,10 +51,8 @@ extension CommandContext {
     /// TASK EDIT T OPTIONS
     func taskEdit(_ id: Int64, options: [String: String]) throws -> CommandResult {
         var task = try editableTask(id, to: "edit")
-        var assignee = try assigneeID(of: task)
-        try apply(options, to: &task, assignee: &assignee)
-        try db.updateTask(task, assigneeID: assignee, doneByID: try doneByID(of: task))
-        let saved = try reload(id)
+        try apply(options, to: &task)
+        let saved = try save(task)
         let changed = options.keys.sorted().joined(separator: ", ")
         try emitTask("task.updated", saved, text: "\(caller.name) changed \(changed) of #\(id) \(saved.title)")
         return result(.ok("updated #\(id) \(saved.title)", body: [present.taskLine(saved)], [("task", present.task(saved))]))
@@ -67,9 +62,8 @@ extension CommandContext {
     func taskAssign(_ id: Int64, to name: String?) throws -> CommandResult {
         var (task, _) = try task(id)
         let assignee = try name.map { try member(named: $0, for: task) }
-        task.assignee = assignee?.name
-        try db.updateTask(task, assigneeID: assignee?.id, doneByID: try doneByID(of: task))
-        let saved = try reload(id)
+        task.assign(to: assignee.map { ($0.id, $0.name) })
+        let saved = try save(task)
         let text = assignee.map { "\(caller.name) gave #\(id) \(saved.title) to \($0.name)" }
             ?? "\(caller.name) unassigned #\(id) \(saved.title)"
         try emitTask("task.updated", saved, text: text)
@@ -88,8 +82,7 @@ extension CommandContext {
             throw ChorusError.conflict("the progress of #\(id) comes from its subtasks")
         }
         task.progress = percent
-        try db.updateTask(task, assigneeID: try assigneeID(of: task), doneByID: nil)
-        let saved = try reload(id)
+        let saved = try save(task)
         try emitTask("task.updated", saved, text: "\(caller.name) moved #\(id) \(saved.title) to \(percent)%\(place(saved))")
         return result(.ok("#\(id) \(saved.title) \(Presentation.bar(saved.effectiveProgress))", [("task", present.task(saved))]))
     }
@@ -98,11 +91,8 @@ extension CommandContext {
     func taskDone(_ id: Int64) throws -> CommandResult {
         var (task, _) = try task(id)
         guard !task.done else { throw ChorusError.conflict("#\(id) is already done") }
-        task.done = true
-        task.progress = 100
-        task.doneAt = timestamp
-        try db.updateTask(task, assigneeID: try assigneeID(of: task), doneByID: caller.id)
-        let saved = try reload(id)
+        task.finish(by: (caller.id, caller.name), at: timestamp)
+        let saved = try save(task)
         let next = try nextOccurrence(of: saved)
         let roomText = try roomProgressText(saved)
         try emitTask("task.done", saved, text: "\(caller.name) finished #\(id) \(saved.title)\(roomText)")
@@ -121,10 +111,8 @@ extension CommandContext {
     func taskReopen(_ id: Int64) throws -> CommandResult {
         var (task, _) = try task(id)
         guard task.done else { throw ChorusError.conflict("#\(id) is not done") }
-        task.done = false
-        task.doneAt = nil
-        try db.updateTask(task, assigneeID: try assigneeID(of: task), doneByID: nil)
-        let saved = try reload(id)
+        task.finish(by: nil, at: nil)
+        let saved = try save(task)
         try emitTask("task.reopened", saved, text: "\(caller.name) reopened #\(id) \(saved.title)\(place(saved))")
         return result(.ok("#\(id) \(saved.title) is open again", [("task", present.task(saved))]))
     }
@@ -163,7 +151,7 @@ extension CommandContext {
     // MARK: Options
 
     /// Applies `key=value` options; an empty value clears a field.
-    private func apply(_ options: [String: String], to task: inout TaskRecord, assignee: inout Int64?) throws {
+    private func apply(_ options: [String: String], to task: inout TaskRecord) throws {
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
             let clear = value.isEmpty
             switch key {
@@ -173,8 +161,7 @@ extension CommandContext {
                 task.notes = clear ? nil : value
             case "assign":
                 let account = clear || value == "-" ? nil : try member(named: value, for: task)
-                task.assignee = account?.name
-                assignee = account?.id
+                task.assign(to: account.map { ($0.id, $0.name) })
             case "due": task.due = clear ? nil : try When.parse(value, now: now).stored
             case "start": task.start = clear ? nil : try When.parse(value, now: now).stored
             case "estimate":
@@ -236,8 +223,7 @@ extension CommandContext {
         draft.points = task.points
         draft.estimate = task.estimate
         draft.parent = task.parent
-        let id = try db.insertTask(draft)
-        guard var next = try db.task(id: id) else { return nil }
+        var next = try reload(try db.insertTask(draft))
         next.due = due.stored
         next.repeatRule = task.repeatRule
         next.rotate = task.rotate
@@ -246,18 +232,21 @@ extension CommandContext {
            let oldDue = previousDue?.dueInstant(), let newDue = due.dueInstant() {
             next.remind = Timestamp.rfc3339(remind.addingTimeInterval(newDue.timeIntervalSince(oldDue)))
         }
-        var assignee = try assigneeID(of: task)
+        next.assign(to: task.assigneeID.map { ($0, task.assignee ?? "") })
         if let rotate = task.rotate {
             let names = rotate.split(separator: ",").map(String.init)
-            let current = names.contains(task.assignee ?? "") ? task.assignee : task.doneBy
-            if let name = RepeatRule.nextInRotation(names, after: current), let account = try? member(named: name, for: task) {
-                next.assignee = account.name
-                assignee = account.id
+            var current = names.contains(task.assignee ?? "") ? task.assignee : task.doneBy
+            // Whoever has left the room since is passed over.
+            for _ in names {
+                guard let name = RepeatRule.nextInRotation(names, after: current) else { break }
+                if let account = try? member(named: name, for: task) {
+                    next.assign(to: (account.id, account.name))
+                    break
+                }
+                current = name
             }
         }
-        next.assignee = next.assignee ?? task.assignee
-        try db.updateTask(next, assigneeID: assignee, doneByID: nil)
-        return try reload(id)
+        return try save(next)
     }
 
     /// Only members of the task's room can take it; a personal task only its owner.
@@ -273,12 +262,10 @@ extension CommandContext {
         return account
     }
 
-    private func assigneeID(of task: TaskRecord) throws -> Int64? {
-        try task.assignee.map { try user(named: $0).id }
-    }
-
-    private func doneByID(of task: TaskRecord) throws -> Int64? {
-        try task.doneBy.map { try user(named: $0).id }
+    /// Writes the task and reads it back with its computed fields.
+    private func save(_ task: TaskRecord) throws -> TaskRecord {
+        try db.updateTask(task)
+        return try reload(task.id)
     }
 
     private func reload(_ id: Int64) throws -> TaskRecord {

@@ -43,6 +43,7 @@ enum TaskSQL {
     static let select = """
         SELECT t.id, t.room, r.name, t.owner, t.title, t.notes, t.done, t.progress, a.name, c.name, t.creator,
                t.due, t.start, t.estimate, t.points, t.parent, t.repeat, t.rotate, t.remind, t.created, t.done_at, d.name,
+               t.assignee, t.done_by,
                (SELECT CASE WHEN sum(s.points) > 0
                             THEN (sum((CASE WHEN s.done THEN 100 ELSE s.progress END) * s.points) + sum(s.points) / 2) / sum(s.points)
                             WHEN count(*) > 0 THEN sum(CASE WHEN s.done THEN 100 ELSE s.progress END) / count(*) END
@@ -58,11 +59,11 @@ enum TaskSQL {
         TaskRecord(
             id: row.int(0), room: row.optionalInt(1), roomName: row.optionalText(2), ownerID: row.optionalInt(3),
             title: row.text(4), notes: row.optionalText(5), done: row.bool(6), progress: Int(row.int(7)),
-            assignee: row.optionalText(8), creator: row.text(9), creatorID: row.int(10), due: row.optionalText(11),
+            assignee: row.optionalText(8), assigneeID: row.optionalInt(22), creator: row.text(9), creatorID: row.int(10), due: row.optionalText(11),
             start: row.optionalText(12), estimate: row.isNull(13) ? nil : row.double(13), points: Int(row.int(14)),
             parent: row.optionalInt(15), repeatRule: row.optionalText(16), rotate: row.optionalText(17),
             remind: row.optionalText(18), created: row.text(19), doneAt: row.optionalText(20), doneBy: row.optionalText(21),
-            computedProgress: row.optionalInt(22).map(Int.init))
+            doneByID: row.optionalInt(23), computedProgress: row.optionalInt(24).map(Int.init))
     }
 
     /// By the due moment (a date alone is due at the end of its day), not the stored text.
@@ -117,7 +118,7 @@ extension Database {
     /// Writes every field a command may change.
     /// Also stores when the scheduler should speak up about it; a notice already sent is
     /// sent again only when its time moves (SET sees the row's old values).
-    public func updateTask(_ task: TaskRecord, assigneeID: Int64?, doneByID: Int64?) throws {
+    public func updateTask(_ task: TaskRecord) throws {
         let times = task.noticeTimes()
         func seconds(_ date: Date?) -> Statement.Value { date.map { .integer(Int64($0.timeIntervalSince1970.rounded(.down))) } ?? .null }
         try prepare("""
@@ -130,9 +131,9 @@ extension Database {
                              due_at = ?17, remind_at = ?18, behind_at = ?19
             WHERE id = ?1
             """).run(.integer(task.id), .text(task.title), .init(task.notes), .init(task.done), .init(task.progress),
-                     .init(assigneeID), .init(task.due), .init(task.start), .init(task.estimate), .init(task.points),
+                     .init(task.assigneeID), .init(task.due), .init(task.start), .init(task.estimate), .init(task.points),
                      .init(task.parent), .init(task.repeatRule), .init(task.rotate), .init(task.remind),
-                     .init(task.doneAt), .init(doneByID), seconds(times.due), seconds(times.remind), seconds(times.behind))
+                     .init(task.doneAt), .init(task.doneByID), seconds(times.due), seconds(times.remind), seconds(times.behind))
     }
 
     /// Deletes the task with its subtasks and comments (cascades).

@@ -58,8 +58,8 @@ import Testing
         second.points = 1
         _ = try db.insertTask(second)
         var record = try #require(try db.task(id: kitchen))
-        record.done = true
-        try db.updateTask(record, assigneeID: nil, doneByID: 1)
+        record.finish(by: (1, "alice"), at: "2026-11-30T00:00:00Z")
+        try db.updateTask(record)
         #expect(try db.task(id: parent)?.computedProgress == 75)
         #expect(try db.task(id: kitchen)?.computedProgress == nil)
     }
