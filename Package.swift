@@ -5,6 +5,7 @@ let package = Package(
     name: "chorus",
     products: [
         .executable(name: "chorusd", targets: ["chorusd"]),
+        .executable(name: "chorus", targets: ["chorus"]),
     ],
     targets: [
         // C shims over system libraries.
@@ -23,14 +24,15 @@ let package = Package(
         .target(name: "ChorusServer", dependencies: [
             "ChorusProtocol", "ChorusCore", "ChorusStore", "ChorusCrypto", "ChorusNet",
         ]),
-        .target(name: "ChorusClient", dependencies: ["ChorusNet", "ChorusProtocol", "COpenSSL"]),
+        .target(name: "ChorusClient", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"]),
         .executableTarget(name: "chorusd", dependencies: ["ChorusServer"]),
+        .executableTarget(name: "chorus", dependencies: ["ChorusClient", "ChorusProtocol"]),
 
         .testTarget(name: "ChorusProtocolTests", dependencies: ["ChorusProtocol"]),
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
         .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "chorusd"]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "chorusd", "chorus"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,1 @@
+print("chorus: not built yet")
