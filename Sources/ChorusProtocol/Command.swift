@@ -45,6 +45,19 @@ public enum Command: Sendable, Equatable {
     case stats(room: String?)
     case calendar(scope: String)
     case sync(after: Int64, limit: Int?)
+    // Bots
+    case auth(token: String)
+    case tokenCreate(label: String)
+    case tokenList
+    case tokenRevoke(label: String)
+    // Server admins
+    case adminUsers
+    case adminRooms
+    case adminStats
+    case adminDisable(user: String)
+    case adminEnable(user: String)
+    case adminKick(user: String)
+    case adminDelete(room: Int64)
 }
 
 /// How a session wants its replies and events written (CONTRACT §3).

@@ -2,7 +2,7 @@
 /// and options against this table, so usage errors come from one place; the server maps
 /// the built `Command` to its handler, and the client uses the table to quote words.
 public enum CommandTable {
-    public static let all: [CommandSpec] = sessionCommands + accountCommands + roomCommands + taskCommands + chatCommands + planningCommands
+    public static let all: [CommandSpec] = sessionCommands + accountCommands + roomCommands + taskCommands + chatCommands + planningCommands + botCommands + adminCommands
 
     static let sessionCommands: [CommandSpec] = [
         CommandSpec("HELP", arguments: [.init("VERB", optional: true), .init("SUBVERB", optional: true)],
@@ -37,6 +37,9 @@ public enum CommandTable {
         },
         CommandSpec("LOGOUT", summary: "log out, keeping the connection") { _ in .logout },
         CommandSpec("WHOAMI", summary: "show who this session is logged in as") { _ in .whoami },
+        CommandSpec("AUTH", arguments: [.init("TOKEN")], needsLogin: false, summary: "log in with a bot token") { args in
+            .auth(token: args[0])
+        },
         CommandSpec("PASSWORD", arguments: [.init("OLD"), .init("NEW")],
                     summary: "change your password") { args in
             .password(old: args[0], new: args[1])

@@ -52,10 +52,13 @@ final class AccountService: Sendable {
         // A malformed name cannot exist, but it still pays for a hash: no timing tells.
         let name = (try? AccountRules.normalizedName(rawName)) ?? ""
         read({ db in name.isEmpty ? nil : try db.account(named: name) }, completion) { [self] record in
-            let usable = record.flatMap { $0.disabled ? nil : $0 }
             onPool(completion) { [self] in
                 let matches = hasher.verify(password, against: record?.passwordHash ?? decoyHash)
-                guard matches, let account = usable else { return completion(.failure(Self.loginFailed)) }
+                guard matches, let account = record else { return completion(.failure(Self.loginFailed)) }
+                // Only someone who knows the password learns the account is disabled.
+                guard !account.disabled else {
+                    return completion(.failure(.forbidden("this account is disabled; ask a server admin")))
+                }
                 completion(.success(account))
                 if hasher.needsRehash(account.passwordHash) { upgradeHash(of: account, password: password) }
             }

@@ -24,6 +24,20 @@ struct CommandResult: Sendable {
     var deliveries: [Delivery] = []
     /// When the scheduler next owes a notice, when the command may have changed it.
     var nextNotice: Date?? = .none
+    /// Accounts whose sessions must close now (ADMIN KICK/DISABLE), with the reason told.
+    var closeUsers: [Int64] = []
+    var closeReason = ""
+    /// A revoked token: the sessions that logged in with it close.
+    var closeToken: Int64?
+}
+
+/// What the loop knows and the database does not, for ADMIN STATS.
+struct ServerStatus: Sendable {
+    var sessions = 0
+    var usersOnline = 0
+    var uptime = 0.0
+    var eventsPerSecond = 0.0
+    var eventsLastMinute = 0
 }
 
 /// One household command's run on the database thread: the caller, the time, the open
@@ -37,14 +51,17 @@ final class CommandContext {
     let present: Presentation
     /// Users with at least one session, for ROOM SHOW's `online`.
     let online: Set<Int64>
+    /// The loop's figures, for ADMIN STATS.
+    let status: ServerStatus
     private(set) var deliveries: [Delivery] = []
 
-    init(db: Database, caller: Caller, now: Date, online: Set<Int64>) {
+    init(db: Database, caller: Caller, now: Date, online: Set<Int64>, status: ServerStatus = ServerStatus()) {
         self.db = db
         self.caller = caller
         self.now = now
         self.present = Presentation(now: now)
         self.online = online
+        self.status = status
     }
 
     var timestamp: String { Timestamp.rfc3339(now) }

@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusCrypto
 import ChorusStore
 
 /// REGISTER, LOGIN, WHOAMI, PASSWORD: the session side of accounts.
@@ -36,8 +37,31 @@ extension Hub {
             }
         } finish: { [unowned self] session, login in
             setAccount(login.account, of: session)
+            session.tokenID = nil
             sendPendingNotices(login.notices, to: session)
             return .ok("logged in as \(login.account.name)\(login.summary)", [("user", Self.userShape(login.account))])
+        }
+    }
+
+    /// AUTH TOKEN — a bot logs in as the token's account. Only the token's SHA-256 digest
+    /// is looked up; a disabled account's tokens are refused like unknown ones.
+    func authenticate(token: String, session: Session, tag: String?) {
+        let digest = Digest.sha256Hex(token)
+        runOffLoop(session, tag: tag) { [database, clock] done in
+            database.submit({ db -> (LoginOutcome, Int64) in
+                guard let (tokenID, account) = try db.useToken(digest: digest, at: Timestamp.rfc3339(clock.now())),
+                      !account.disabled else { throw ChorusError.unauthorized("invalid token") }
+                let summary = try LoginSummary.text(for: account.id, db: db, now: clock.now())
+                return (LoginOutcome(account: account, summary: summary, notices: try db.takePendingNotices(user: account.id)), tokenID)
+            }) { result in
+                done(result.mapError(AccountService.clientError))
+            }
+        } finish: { [unowned self] session, outcome in
+            let (login, tokenID) = outcome
+            setAccount(login.account, of: session)
+            session.tokenID = tokenID
+            sendPendingNotices(login.notices, to: session)
+            return .ok("logged in as \(login.account.name) with a token\(login.summary)", [("user", Self.userShape(login.account))])
         }
     }
 

@@ -25,6 +25,8 @@ extension Hub {
             register(name: name, password: password, session: session, tag: request.tag)
         case .login(let name, let password):
             login(name: name, password: password, session: session, tag: request.tag)
+        case .auth(let token):
+            authenticate(token: token, session: session, tag: request.tag)
         case .logout:
             let name = session.account?.name ?? ""
             setAccount(nil, of: session)

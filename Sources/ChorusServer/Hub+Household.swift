@@ -12,9 +12,19 @@ extension Hub {
         case .stats(let room): run(session, request) { try $0.stats(room) }
         case .calendar(let scope): run(session, request) { try $0.calendar(scope) }
         case .sync(let after, let limit): run(session, request) { try $0.sync(after: after, limit: limit) }
+        case .tokenCreate(let label): run(session, request) { try $0.tokenCreate(label: label) }
+        case .tokenList: run(session, request) { try $0.tokenList() }
+        case .tokenRevoke(let label): run(session, request) { try $0.tokenRevoke(label: label) }
+        case .adminUsers: run(session, request, needsLoopState: true) { try $0.adminUsers() }
+        case .adminRooms: run(session, request) { try $0.adminRooms() }
+        case .adminStats: run(session, request, needsLoopState: true) { try $0.adminStats() }
+        case .adminDisable(let user): run(session, request) { try $0.adminSetDisabled(user, true) }
+        case .adminEnable(let user): run(session, request) { try $0.adminSetDisabled(user, false) }
+        case .adminKick(let user): run(session, request) { try $0.adminKick(user) }
+        case .adminDelete(let room): run(session, request) { try $0.adminDelete(room) }
         case .rooms: run(session, request) { try $0.rooms() }
         case .roomCreate(let name): run(session, request) { try $0.roomCreate(name: name) }
-        case .roomShow(let room): run(session, request, needsOnline: true) { try $0.roomShow(room) }
+        case .roomShow(let room): run(session, request, needsLoopState: true) { try $0.roomShow(room) }
         case .roomRename(let room, let name): run(session, request) { try $0.roomRename(room, to: name) }
         case .roomAdd(let room, let user): run(session, request) { try $0.roomAdd(room, user: user) }
         case .roomRemove(let room, let user): run(session, request, touchesTasks: true) { try $0.roomRemove(room, user: user) }
@@ -46,18 +56,20 @@ extension Hub {
     /// is back; the events go out even if the issuing session has gone meanwhile.
     /// `touchesTasks`: the command may have changed a due, reminder or plan, so notices
     /// that are now owed fire in the same transaction and the scheduler's timer moves.
-    private func run(_ session: Session, _ request: Request, needsOnline: Bool = false, touchesTasks: Bool = false,
+    /// `needsLoopState`: the handler wants who is online and the server's figures.
+    private func run(_ session: Session, _ request: Request, needsLoopState: Bool = false, touchesTasks: Bool = false,
                      _ work: @escaping @Sendable (CommandContext) throws -> CommandResult) {
         guard let account = session.account else { return }
         let caller = Caller(id: account.id, name: account.name)
-        let online = needsOnline ? Set(sessionsByUser.keys) : []
+        let online = needsLoopState ? Set(sessionsByUser.keys) : []
+        let status = needsLoopState ? self.status : ServerStatus()
         let sessionID = session.id
         let tag = request.tag
         let hub = bound
         let clock = self.clock
         session.beginCommand()
         database.submit({ db in
-            let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online)
+            let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status)
             var result = try work(context)
             if touchesTasks {
                 try context.fireDueNotices()
@@ -79,6 +91,8 @@ extension Hub {
                 if case .success(let done) = outcome {
                     hub.deliver(done.deliveries, except: sessionID)
                     if case .some(let next) = done.nextNotice { hub.armNoticeTimer(at: next) }
+                    if !done.closeUsers.isEmpty { hub.closeSessions(ofUsers: done.closeUsers, reason: done.closeReason) }
+                    if let token = done.closeToken { hub.closeSessions(ofToken: token) }
                 }
                 if let session = hub.sessions[sessionID] { hub.processLines(of: session) }
             }

@@ -18,6 +18,8 @@ final class Hub: ConnectionDelegate {
     var listener: Listener?
     /// The scheduler's one timer: when it fires, owed notices go out (`Hub+Notices.swift`).
     var noticeTimer: EventLoop.TimerHandle?
+    let startedAt = MonotonicTime.nanoseconds()
+    var eventRate = EventRate()
     private(set) var sessions: [UInt64: Session] = [:]
     /// Logged-in sessions by account id: where fan-out looks recipients up.
     private(set) var sessionsByUser: [Int64: Set<UInt64>] = [:]
@@ -78,6 +80,7 @@ final class Hub: ConnectionDelegate {
             if sessionsByUser[old.id]?.isEmpty == true { sessionsByUser[old.id] = nil }
         }
         session.account = account
+        if account == nil { session.tokenID = nil }
         if let account { sessionsByUser[account.id, default: []].insert(session.id) }
     }
 
@@ -85,6 +88,7 @@ final class Hub: ConnectionDelegate {
     /// The bytes were rendered once per format; every recipient shares them.
     /// A notice for someone with no session is kept for their next login.
     func deliver(_ deliveries: [Delivery], except issuer: UInt64?) {
+        if !deliveries.isEmpty { eventRate.record(deliveries.count) }
         var offline: [(user: Int64, event: Int64)] = []
         for delivery in deliveries {
             for user in Set(delivery.audience) {
@@ -120,6 +124,39 @@ final class Hub: ConnectionDelegate {
             } else {
                 self.scheduleIdleCheck(session, after: max(1, self.configuration.idleTimeout - idle))
             }
+        }
+    }
+
+    /// Figures for ADMIN STATS.
+    var status: ServerStatus {
+        let lastMinute = eventRate.lastMinute()
+        let uptime = Double(MonotonicTime.nanoseconds() - startedAt) / 1e9
+        return ServerStatus(sessions: sessions.count, usersOnline: sessionsByUser.count, uptime: uptime,
+                            eventsPerSecond: Double(lastMinute) / min(60, max(1, uptime)), eventsLastMinute: lastMinute)
+    }
+
+    /// Closes every session of these accounts, telling them why first.
+    func closeSessions(ofUsers users: [Int64], reason: String) {
+        let bye = Event(name: "bye", id: nil, at: clock.now(), by: nil, payload: [("reason", .string(reason))],
+                        text: "bye — \(reason)").rendered()
+        for user in users {
+            for id in sessionsByUser[user] ?? [] {
+                guard let session = sessions[id] else { continue }
+                setAccount(nil, of: session)
+                session.send(bye)
+                session.connection.closeAfterFlush()
+            }
+        }
+    }
+
+    /// Closes the sessions that logged in with a revoked token.
+    func closeSessions(ofToken token: Int64) {
+        let bye = Event(name: "bye", id: nil, at: clock.now(), by: nil, payload: [("reason", .string("token revoked"))],
+                        text: "bye — the token of this session was revoked").rendered()
+        for session in sessions.values where session.tokenID == token {
+            setAccount(nil, of: session)
+            session.send(bye)
+            session.connection.closeAfterFlush()
         }
     }
 

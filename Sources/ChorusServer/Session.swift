@@ -13,6 +13,8 @@ final class Session {
     var framer: LineFramer
     var mode = OutputMode.text
     var account: AccountRecord?
+    /// The bot token this session logged in with, so revoking it can close the session.
+    var tokenID: Int64?
     /// A command is waiting for a worker or the database.
     private(set) var busy = false
     /// The server is shutting down: no new commands are taken.

@@ -144,6 +144,18 @@ public enum Migrations {
           PRIMARY KEY (user, event)
         ) STRICT, WITHOUT ROWID;
         """,
+        // 4: bot tokens. Only a SHA-256 digest of each secret is kept.
+        """
+        CREATE TABLE tokens (
+          id INTEGER PRIMARY KEY,
+          user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          label TEXT NOT NULL,
+          digest TEXT NOT NULL UNIQUE,
+          created TEXT NOT NULL,
+          last_used TEXT,
+          UNIQUE (user, label)
+        ) STRICT;
+        """,
     ]
 }
 

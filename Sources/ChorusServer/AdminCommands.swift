@@ -1,0 +1,117 @@
+import ChorusCore
+import ChorusStore
+import Foundation
+
+/// ADMIN ...: what server admins can do. Admin rights are read fresh from the database
+/// for every command, so `chorusd admin grant|revoke` takes effect without a new login.
+/// Every action is logged with who did it.
+extension CommandContext {
+    private func requireAdmin() throws {
+        guard try db.account(id: caller.id)?.admin == true else {
+            throw ChorusError.forbidden("only server admins can do that (chorusd admin grant NAME)")
+        }
+    }
+
+    /// ADMIN USERS
+    func adminUsers() throws -> CommandResult {
+        try requireAdmin()
+        let accounts = try db.allAccounts()
+        let body = accounts.map { entry in
+            let flags = [entry.account.admin ? "admin" : nil, entry.account.disabled ? "DISABLED" : nil,
+                         online.contains(entry.account.id) ? "online" : nil].compactMap { $0 }.joined(separator: " ")
+            return "  \(entry.account.name.padding(toLength: 24, withPad: " ", startingAt: 0))  \(entry.rooms) rooms  since \(entry.account.created)  \(flags)"
+        }
+        let shapes = accounts.map { entry in
+            JSONValue.object([("name", .string(entry.account.name)), ("admin", .bool(entry.account.admin)),
+                              ("disabled", .bool(entry.account.disabled)), ("rooms", .int(entry.rooms)),
+                              ("online", .bool(online.contains(entry.account.id))), ("created", .string(entry.account.created))])
+        }
+        return result(.ok("\(accounts.count) accounts", body: body, [("users", .array(shapes))]))
+    }
+
+    /// ADMIN ROOMS
+    func adminRooms() throws -> CommandResult {
+        try requireAdmin()
+        let rooms = try db.allRooms()
+        let body = rooms.map { "  #\($0.id)  \($0.name)  \($0.members) members  owner \($0.owner)  \($0.open) open" }
+        let shapes = rooms.map { room in
+            JSONValue.object([("id", .int(room.id)), ("name", .string(room.name)), ("members", .int(room.members)),
+                              ("owner", .string(room.owner)), ("open", .int(room.open))])
+        }
+        return result(.ok("\(rooms.count) rooms", body: body, [("rooms", .array(shapes))]))
+    }
+
+    /// ADMIN STATS
+    func adminStats() throws -> CommandResult {
+        try requireAdmin()
+        let totals = try db.totals()
+        let memory = ProcessMemory.residentBytes()
+        let body = [
+            "  uptime        \(Int(status.uptime)) s",
+            "  sessions      \(status.sessions) (\(status.usersOnline) people online)",
+            "  accounts      \(totals.accounts)",
+            "  rooms         \(totals.rooms)",
+            "  tasks         \(totals.tasks) (\(totals.openTasks) open)",
+            "  messages      \(totals.messages)",
+            "  events        \(totals.events) stored · \(String(format: "%.1f", status.eventsPerSecond))/s over the last minute",
+            "  memory        \(memory / 1_048_576) MiB resident",
+        ]
+        return result(.ok("server stats", body: body, [
+            ("uptime", .int(Int(status.uptime))), ("sessions", .int(status.sessions)), ("online", .int(status.usersOnline)),
+            ("accounts", .int(totals.accounts)), ("rooms", .int(totals.rooms)), ("tasks", .int(totals.tasks)),
+            ("open_tasks", .int(totals.openTasks)), ("messages", .int(totals.messages)), ("events", .int(totals.events)),
+            ("events_per_second", .string(String(format: "%.2f", status.eventsPerSecond))),
+            ("events_last_minute", .int(status.eventsLastMinute)), ("memory_bytes", .int(memory)),
+        ]))
+    }
+
+    /// ADMIN DISABLE USER / ADMIN ENABLE USER
+    func adminSetDisabled(_ name: String, _ disabled: Bool) throws -> CommandResult {
+        try requireAdmin()
+        let account = try user(named: name)
+        guard account.id != caller.id || !disabled else { throw ChorusError.forbidden("you cannot disable yourself") }
+        _ = try db.setDisabled(name: account.name, disabled)
+        Log.info("admin: \(caller.name) \(disabled ? "disabled" : "enabled") \(account.name)")
+        var done = result(.ok("\(account.name) is \(disabled ? "disabled; their sessions are closed" : "enabled")",
+                              [("user", .string(account.name)), ("disabled", .bool(disabled))]))
+        if disabled {
+            done.closeUsers = [account.id]
+            done.closeReason = "your account was disabled by a server admin"
+        }
+        return done
+    }
+
+    /// ADMIN KICK USER
+    func adminKick(_ name: String) throws -> CommandResult {
+        try requireAdmin()
+        let account = try user(named: name)
+        Log.info("admin: \(caller.name) kicked \(account.name)")
+        var done = result(.ok("closed the sessions of \(account.name)", [("user", .string(account.name))]))
+        done.closeUsers = [account.id]
+        done.closeReason = "disconnected by a server admin"
+        return done
+    }
+
+    /// ADMIN DELETE R
+    func adminDelete(_ id: Int64) throws -> CommandResult {
+        try requireAdmin()
+        guard let room = try db.allRooms().first(where: { $0.id == id }) else { throw ChorusError.notFound("no such room \(id)") }
+        let audience = try db.memberIDs(ofRoom: id)
+        try db.deleteRoom(id)
+        let event = try emit("room.deleted", room: id, payload: [("room", .int(id)), ("name", .string(room.name))],
+                             text: "server admin \(caller.name) deleted \(room.name)", audience: audience)
+        try db.closeMembership(room: id, user: nil, atEvent: event)
+        Log.info("admin: \(caller.name) deleted room #\(id) \(room.name)")
+        return result(.ok("deleted room #\(id) \(room.name)", [("room", .int(id))]))
+    }
+}
+
+/// The process's resident memory, from /proc.
+enum ProcessMemory {
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}

@@ -1,0 +1,44 @@
+import ChorusCore
+import ChorusCrypto
+import ChorusStore
+import Foundation
+
+/// TOKEN CREATE, LIST, REVOKE: bot tokens. A bot is an ordinary account whose sessions
+/// log in with `AUTH TOKEN` instead of a password.
+extension CommandContext {
+    /// TOKEN CREATE LABEL
+    func tokenCreate(label: String) throws -> CommandResult {
+        try Self.checkLabel(label)
+        // 256 bits from the system's CSPRNG; only the digest is stored.
+        let secret = SecureRandom.hex(32)
+        let token = try db.createToken(user: caller.id, label: label, digest: Digest.sha256Hex(secret), created: timestamp)
+        return result(.ok("token \(label): \(secret) — shown once; keep it secret (AUTH \(secret.prefix(6))... logs in as \(caller.name))",
+                          [("token", .string(secret)), ("label", .string(token.label)), ("created", .string(token.created))]))
+    }
+
+    /// TOKEN LIST
+    func tokenList() throws -> CommandResult {
+        let tokens = try db.tokens(ofUser: caller.id)
+        let body = tokens.map { "  \($0.label.padding(toLength: 24, withPad: " ", startingAt: 0))  created \($0.created)  last used \($0.lastUsed ?? "never")" }
+        let shapes = tokens.map { token in
+            JSONValue.object([("label", .string(token.label)), ("created", .string(token.created)), ("last_used", .string(token.lastUsed))])
+        }
+        return result(.ok("\(tokens.count) token\(tokens.count == 1 ? "" : "s")", body: body, [("tokens", .array(shapes))]))
+    }
+
+    /// TOKEN REVOKE LABEL
+    func tokenRevoke(label: String) throws -> CommandResult {
+        guard let id = try db.revokeToken(user: caller.id, label: label) else {
+            throw ChorusError.notFound("no token labelled \(label)")
+        }
+        var done = result(.ok("revoked \(label); its sessions are closed", [("label", .string(label))]))
+        done.closeToken = id
+        return done
+    }
+
+    static func checkLabel(_ label: String) throws {
+        guard (1...64).contains(label.utf8.count),
+              label.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) })
+        else { throw ChorusError.badValue("a token label is 1-64 of A-Z a-z 0-9 . _ -") }
+    }
+}
