@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// The bots in examples/ run against a real server.
+@Suite struct ExampleTests {
+    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples")
+
+    /// A free loopback port, so a restarted server can come back where the bot looks for it.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                _ = bind(fd, pointer, length)
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The Python bot thanks whoever finishes a chore, live and, after the server comes
+    /// back from a restart, for a chore finished while it was away (via SYNC).
+    @Test func thankBotThanksAndCatchesUp() throws {
+        let port = try Self.freePort()
+        let directory = try TemporaryDirectory()
+        let server = try TestServer(directory: directory) { $0.port = port }
+        let alice = try server.device("alice")
+        let botAccount = try server.device("thankbot")
+        let room = id(try alice.ok("ROOM CREATE Flat")["room"])
+        try alice.ok("ROOM ADD \(room) thankbot")
+        let secret = try #require(try botAccount.ok("TOKEN CREATE thanks")["token"] as? String)
+        let first = id(try alice.ok("TASK ADD \(room) Bins")["task"])
+        let second = id(try alice.ok("TASK ADD \(room) Dishes")["task"])
+
+        let bot = Process()
+        bot.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        bot.arguments = ["python3", Self.examples.appendingPathComponent("thank_bot.py").path,
+                         "--port", String(port), "--ca", server.certificatePath, "--state", directory.path + "/bot.state"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHORUS_TOKEN"] = secret
+        bot.environment = environment
+        let output = Pipe()
+        bot.standardOutput = output
+        bot.standardError = output
+        try bot.run()
+        defer { bot.terminate() }
+        // Wait until the bot listens: its own output says so.
+        try waitForLine(containing: "thank_bot: listening", in: output)
+
+        _ = try alice.drain()
+        try alice.ok("TASK DONE \(first)")
+        let thanks = try alice.event(timeout: 20)
+        #expect(thanks["event"] as? String == "message")
+        #expect(object(thanks["message"])["text"] as? String == "Thanks alice for finishing Bins!")
+        #expect(object(thanks["message"])["from"] as? String == "thankbot")
+
+        // The server goes away and comes back; a chore is finished before the bot is back.
+        try server.restart()
+        let again = try server.device("alice", label: "alice again", register: false)
+        try again.ok("TASK DONE \(second)")
+        try waitForLine(containing: "thank_bot: listening", in: output)
+        var caughtUp: JSON = [:]
+        for _ in 0..<5 {
+            caughtUp = try again.event(timeout: 20)
+            if caughtUp["event"] as? String == "message" { break }
+        }
+        #expect(object(caughtUp["message"])["text"] as? String == "Thanks alice for finishing Dishes!")
+        // Bins is not thanked twice.
+        let history = try again.ok("HISTORY \(room)")["messages"] as? [JSON] ?? []
+        #expect(history.compactMap { $0["text"] as? String } == ["Thanks alice for finishing Bins!", "Thanks alice for finishing Dishes!"])
+    }
+
+    /// Reads the pipe until a line contains `text` (the pipe stays open for later reads).
+    private func waitForLine(containing text: String, in pipe: Pipe, timeout: Double = 30) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var seen = ""
+        while Date() < deadline {
+            let data = pipe.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            seen += String(decoding: data, as: UTF8.self)
+            if seen.contains(text) { return }
+        }
+        Issue.record("no line with \(text) in: \(seen)")
+    }
+}
