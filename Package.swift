@@ -27,6 +27,9 @@ let package = Package(
         .target(name: "ChorusClient", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"]),
         .executableTarget(name: "chorusd", dependencies: ["ChorusServer"]),
         .executableTarget(name: "chorus", dependencies: ["ChorusClient", "ChorusProtocol"]),
+        // libFuzzer target for the framer and parser: fuzz/run builds it with
+        // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments.
+        .executableTarget(name: "chorus-fuzz", dependencies: ["ChorusProtocol"]),
 
         .testTarget(name: "ChorusProtocolTests", dependencies: ["ChorusProtocol"]),
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
