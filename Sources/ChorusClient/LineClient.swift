@@ -1,4 +1,5 @@
 import CLinux
+import ChorusCrypto
 import COpenSSL
 import Foundation
 
@@ -75,6 +76,54 @@ public final class LineClient {
     /// "TLSv1.3" and friends.
     public var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
     public var cipher: String { String(cString: SSL_CIPHER_get_name(SSL_get_current_cipher(ssl))) }
+
+    /// The socket, so a caller can `poll(2)` it next to other descriptors (the `chorus` client
+    /// waits on the terminal and the server at once). Check `hasBufferedLine` before polling:
+    /// a line may already sit in the buffer.
+    public var fileDescriptor: Int32 { fd }
+
+    /// SHA-256 fingerprint ("AB:CD:…") of the certificate the server presented, for pinning
+    /// and trust on first use; nil when there is none (cannot happen after a handshake).
+    public var peerCertificateFingerprint: String? {
+        guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(certificate) }
+        return CertificateFingerprint.sha256(certificate: certificate)
+    }
+
+    /// A whole line is waiting in the buffer: `nextBufferedLine()` returns it without I/O.
+    public var hasBufferedLine: Bool { buffer.contains(UInt8(ascii: "\n")) }
+
+    /// The connection has ended (the server closed it, or `close()` was called).
+    public var isClosed: Bool { closed }
+
+    /// The next complete line already received, without reading the socket.
+    public func nextBufferedLine() -> String? {
+        guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        var line = Array(buffer[..<newline])
+        buffer.removeSubrange(...newline)
+        if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// Reads what has arrived, for a caller whose `poll` said the socket is readable: one
+    /// TLS record and whatever OpenSSL already decrypted. Returns false once the connection
+    /// is closed; complete lines are then taken with `nextBufferedLine()`.
+    public func receiveAvailable() -> Bool {
+        guard !closed else { return false }
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        repeat {
+            let count = chunk.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            if count > 0 {
+                buffer.append(contentsOf: chunk[..<Int(count)])
+                continue
+            }
+            let error = SSL_get_error(ssl, count)
+            if error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE { return true }
+            closed = true
+            return false
+        } while SSL_pending(ssl) > 0
+        return true
+    }
 
     /// Sends one line, adding CRLF.
     public func send(_ line: String) throws {

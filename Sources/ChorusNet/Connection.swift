@@ -35,7 +35,12 @@ public final class Connection {
     private var output: [UInt8] = []
     private var outputStart = 0
     private var flushScheduled = false
-    private var readingPaused = false
+    /// The owner asked not to read (a command in flight, the rate limit).
+    private var ownerPaused = false
+    /// The output queue is past half of `maxQueuedBytes`: reading waits until it drains,
+    /// so a client that does not read its replies cannot make the server queue more.
+    private var outputPaused = false
+    private var readingPaused: Bool { ownerPaused || outputPaused }
     /// OpenSSL asked for the other direction to finish the current read or write.
     private var readNeedsWritable = false
     private var writeNeedsReadable = false
@@ -80,6 +85,10 @@ public final class Connection {
         if queuedBytes > maxQueuedBytes {
             close(reason: "send queue over \(maxQueuedBytes) bytes")
             return
+        }
+        if !outputPaused && queuedBytes > maxQueuedBytes / 2 {
+            outputPaused = true
+            updateInterest()
         }
         scheduleFlush()
     }
@@ -127,6 +136,13 @@ public final class Connection {
         }
         output.removeAll(keepingCapacity: output.capacity <= 65_536)
         outputStart = 0
+        if outputPaused {
+            outputPaused = false
+            if state == .open && !readingPaused {
+                // Input that arrived meanwhile may already sit inside OpenSSL.
+                loop.atEndOfTurn { [weak self] in self?.readAvailable() }
+            }
+        }
         if state == .closing {
             _ = SSL_shutdown(ssl)
             close(reason: "closed")
@@ -139,14 +155,15 @@ public final class Connection {
 
     /// Stops reading: bytes wait in the kernel, which pushes back on the client.
     public func pauseReading() {
-        guard !readingPaused else { return }
-        readingPaused = true
+        guard !ownerPaused else { return }
+        ownerPaused = true
         updateInterest()
     }
 
     public func resumeReading() {
-        guard readingPaused else { return }
-        readingPaused = false
+        guard ownerPaused else { return }
+        ownerPaused = false
+        guard !readingPaused else { return }
         updateInterest()
         // OpenSSL may already hold decrypted bytes that epoll will never announce.
         if state == .open && SSL_pending(ssl) > 0 {

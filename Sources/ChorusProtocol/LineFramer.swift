@@ -26,6 +26,15 @@ public struct LineFramer: Sendable {
     /// Bytes buffered but not yet returned as lines.
     public var bufferedCount: Int { buffer.count - start }
 
+    /// Whether `next()` would return something without more input (a line, possibly
+    /// empty, or an over-long one). Lets a caller ration lines without losing one.
+    public var hasCompleteLine: Bool {
+        mutating get {
+            if findNewline() != nil { return true }
+            return buffer.count - start > maxLine + 1 && !discarding
+        }
+    }
+
     public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         buffer.append(contentsOf: bytes)
     }

@@ -22,6 +22,12 @@ extension Hub {
 
     /// LOGIN NAME PASSWORD — an unknown name and a wrong password answer alike.
     func login(name: String, password: String, session: Session, tag: String?) {
+        let key = name.lowercased()
+        let address = session.connection.peerHost
+        if let wait = loginThrottle.wait(name: key, address: address, now: clock.now()) {
+            session.send(.error(.slowDown("too many failed logins for \(key); try again in \(Int(wait.rounded(.up))) s")), tag: tag)
+            return
+        }
         runOffLoop(session, tag: tag) { [accounts, database, clock] done in
             accounts.login(name: name, password: password) { result in
                 guard case .success(let account) = result else {
@@ -35,7 +41,10 @@ extension Hub {
                     done(.success(LoginOutcome(account: account, summary: summary, notices: notices)))
                 }
             }
+        } failed: { [unowned self] error in
+            if error.code == 401 { loginThrottle.recordFailure(name: key, address: address, now: clock.now()) }
         } finish: { [unowned self] session, login in
+            loginThrottle.recordSuccess(name: key, address: address)
             setAccount(login.account, of: session)
             session.tokenID = nil
             sendPendingNotices(login.notices, to: session)

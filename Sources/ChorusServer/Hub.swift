@@ -9,6 +9,7 @@ import Foundation
 /// `loop.execute`.
 final class Hub: ConnectionDelegate {
     static let greeting = "chorus 0.1 ready — type HELP"
+    static let preLoginMaxLine = 4096
 
     let loop: EventLoop
     let configuration: ServerConfiguration
@@ -20,6 +21,10 @@ final class Hub: ConnectionDelegate {
     var noticeTimer: EventLoop.TimerHandle?
     let startedAt = MonotonicTime.nanoseconds()
     var eventRate = EventRate()
+    /// Sessions per peer address, for `--max-per-ip`.
+    private var addressCounts: [String: Int] = [:]
+    /// Failed logins, for the 429s of CONTRACT §4.
+    var loginThrottle = LoginThrottle()
     private(set) var sessions: [UInt64: Session] = [:]
     /// Logged-in sessions by account id: where fan-out looks recipients up.
     private(set) var sessionsByUser: [Int64: Set<UInt64>] = [:]
@@ -43,9 +48,24 @@ final class Hub: ConnectionDelegate {
             connection.close(reason: "shutting down")
             return
         }
+        // Far past the limit, do not even spend a handshake on it.
+        if sessions.count >= configuration.maxConnections + 64 {
+            connection.close(reason: "connection limit")
+            return
+        }
         let session = Session(connection: connection, maxLine: configuration.maxLine)
         connection.delegate = self
         sessions[connection.id] = session
+        let address = connection.peerHost
+        let exempt = configuration.exempt.contains { $0.contains(address) }
+        if sessions.count > configuration.maxConnections {
+            session.refusal = "too many connections to this server; try again later"
+        } else if !exempt && configuration.maxPerAddress > 0 && addressCounts[address, default: 0] >= configuration.maxPerAddress {
+            session.refusal = "too many connections from \(address); close some and try again"
+        } else {
+            addressCounts[address, default: 0] += 1
+            session.countedAddress = address
+        }
         // A socket that never finishes TLS or never says anything is dropped.
         loop.schedule(after: configuration.handshakeTimeout) { [weak session] in
             guard let session, !session.receivedFirstLine else { return }
@@ -55,6 +75,11 @@ final class Hub: ConnectionDelegate {
 
     func connectionDidOpen(_ connection: Connection) {
         guard let session = sessions[connection.id] else { return }
+        if let refusal = session.refusal {
+            session.send(.error(.unavailable(refusal)), tag: nil)
+            session.connection.closeAfterFlush()
+            return
+        }
         // Sessions start in text mode, so the greeting is always a text line.
         var line: [UInt8] = []
         TextLine.append("* " + Self.greeting, to: &line)
@@ -71,6 +96,10 @@ final class Hub: ConnectionDelegate {
     func connectionDidClose(_ connection: Connection, reason: String) {
         guard let session = sessions.removeValue(forKey: connection.id) else { return }
         setAccount(nil, of: session)
+        if let address = session.countedAddress {
+            addressCounts[address, default: 1] -= 1
+            if addressCounts[address] == 0 { addressCounts[address] = nil }
+        }
     }
 
     /// Logs a session in or out, keeping `sessionsByUser` in step.
@@ -164,12 +193,23 @@ final class Hub: ConnectionDelegate {
 
     /// Handles complete lines until the session waits on a command or runs out of them.
     func processLines(of session: Session) {
-        while !session.busy && !session.draining && session.connection.isOpen, let frame = session.framer.next() {
+        while !session.busy && !session.draining && !session.rateLimited && session.connection.isOpen {
+            let now = MonotonicTime.nanoseconds()
+            // A line costs a token only once it is complete; check before taking it out.
+            guard session.framer.hasCompleteLine else { break }
+            guard session.takeToken(rate: configuration.rate, burst: configuration.burst, now: now) else {
+                waitForToken(session)
+                break
+            }
+            guard let frame = session.framer.next() else { break }
             session.receivedFirstLine = true
-            session.lastActivity = MonotonicTime.nanoseconds()
+            session.lastActivity = now
             switch frame {
             case .tooLong:
                 session.send(.error(.tooLong("line longer than \(configuration.maxLine) bytes; discarded")), tag: nil)
+            case .line(let bytes) where session.account == nil && bytes.count > Self.preLoginMaxLine:
+                // Strangers get a small budget: no command before login needs more.
+                session.send(.error(.tooLong("before login, lines are at most \(Self.preLoginMaxLine) bytes")), tag: nil)
             case .line(let bytes):
                 switch RequestParser.parse(bytes) {
                 case .empty:
@@ -183,20 +223,35 @@ final class Hub: ConnectionDelegate {
         }
     }
 
+    /// Out of tokens: stop reading until one is back, then carry on with buffered lines.
+    private func waitForToken(_ session: Session) {
+        session.rateLimited = true
+        session.updateReading()
+        loop.schedule(after: session.secondsUntilToken(rate: configuration.rate)) { [weak self, weak session] in
+            guard let self, let session else { return }
+            session.rateLimited = false
+            session.updateReading()
+            self.processLines(of: session)
+        }
+    }
+
     /// Runs slow work off the loop: the session reads nothing more until `finish` has
     /// replied, so replies keep request order.
     func runOffLoop<T: Sendable>(
         _ session: Session, tag: String?,
         start: (@escaping @Sendable (Result<T, ChorusError>) -> Void) -> Void,
+        failed: @escaping (ChorusError) -> Void = { _ in },
         finish: @escaping (Session, T) -> Reply
     ) {
         session.beginCommand()
         let id = session.id
         let hub = bound
         let boundFinish = LoopBound(finish, loop: loop)
+        let boundFailed = LoopBound(failed, loop: loop)
         start { result in
             hub.loop.execute {
                 let hub = hub.value
+                if case .failure(let error) = result { boundFailed.value(error) }
                 guard let session = hub.sessions[id] else { return }
                 session.endCommand()
                 switch result {

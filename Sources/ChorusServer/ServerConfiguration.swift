@@ -1,4 +1,5 @@
 import ChorusCrypto
+import ChorusNet
 
 /// Everything `chorusd`'s flags decide (CONTRACT §1), with the contract's defaults.
 public struct ServerConfiguration: Sendable {
@@ -11,6 +12,13 @@ public struct ServerConfiguration: Sendable {
     public var sendQueueBytes = 1_048_576
     public var handshakeTimeout = 10.0
     public var idleTimeout = 600.0
+    /// Commands per second per session, and the burst above it (token bucket).
+    public var rate = 20.0
+    public var burst = 100.0
+    /// Sessions in all, and from one address (0: no limit); exempt networks skip the latter.
+    public var maxConnections = 10_000
+    public var maxPerAddress = 16
+    public var exempt: [AddressRange] = AddressRange.loopback
     public var scrypt = ScryptParameters.default
     /// Password hashes waiting for a worker before new ones get 503.
     public var maxPendingHashes = 64

@@ -22,6 +22,10 @@ final class Session {
     /// Monotonic time of the last request line (for the idle timeout).
     var lastActivity: UInt64
     var receivedFirstLine = false
+    /// Over a connection limit: after the handshake it gets this `ERR 503` and is closed.
+    var refusal: String?
+    /// The address this session counts against for `--max-per-ip` (nil: not counted).
+    var countedAddress: String?
 
     init(connection: Connection, maxLine: Int) {
         self.connection = connection
@@ -41,12 +45,48 @@ final class Session {
 
     func beginCommand() {
         busy = true
-        connection.pauseReading()
+        updateReading()
     }
 
     func endCommand() {
         busy = false
-        if !draining { connection.resumeReading() }
+        updateReading()
+    }
+
+    // MARK: Rate limit
+
+    /// The command rate limit (`--rate`, `--burst`): a token bucket. Over it, lines wait
+    /// unread, so a flooding client slows only itself.
+    var tokens: Double = 0
+    private var tokensUpdated: UInt64 = 0
+    /// Out of tokens; a timer ends the wait.
+    var rateLimited = false
+
+    /// Takes one token if there is one, refilling at `rate` per second up to `burst`.
+    func takeToken(rate: Double, burst: Double, now: UInt64) -> Bool {
+        if tokensUpdated == 0 {
+            tokens = burst
+        } else {
+            tokens = min(burst, tokens + Double(now - tokensUpdated) / 1e9 * rate)
+        }
+        tokensUpdated = now
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+
+    /// Seconds until one token is back.
+    func secondsUntilToken(rate: Double) -> Double {
+        max(0.001, (1 - tokens) / rate)
+    }
+
+    /// Reads only while nothing holds the session back.
+    func updateReading() {
+        if busy || rateLimited || draining {
+            connection.pauseReading()
+        } else {
+            connection.resumeReading()
+        }
     }
 }
 

@@ -1,4 +1,5 @@
 import ChorusCrypto
+import ChorusNet
 import ChorusServer
 
 /// `chorusd`'s command line (CONTRACT §1). Both `--flag value` and `--flag=value` work.
@@ -23,13 +24,20 @@ struct Flags {
           --sendq N                bytes queued for one session before it is dropped (default 1048576)
           --handshake-timeout S    seconds to finish TLS and send a first line (default 10)
           --idle-timeout S         seconds without a line before a session is closed (default 600)
+          --max-connections N      sessions in all; past it ERR 503 and close (default 10000)
+          --max-per-ip N           sessions from one address, 0 for no limit (default 16)
+          --exempt CIDR            addresses free of the per-address limit; repeatable;
+                                   replaces the default (loopback)
+          --rate N, --burst N      commands per second per session and the burst above it;
+                                   over it a session's input waits (default 20, 100)
           --scrypt-log-n N         password hash cost, log2 of scrypt's N (default 17; below 14 warns)
           --help, --version
         """
 
     static let valueFlags: Set<String> = [
         "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
-        "--handshake-timeout", "--idle-timeout", "--scrypt-log-n",
+        "--handshake-timeout", "--idle-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
+        "--max-per-ip", "--exempt",
     ]
 
     struct Failure: Error {
@@ -42,6 +50,7 @@ struct Flags {
             return try parseAdmin(words.dropFirst())
         }
         var configuration = ServerConfiguration()
+        var exempt: [AddressRange]?
         while let word = words.popFirst() {
             if word == "--help" || word == "-h" { return .help }
             if word == "--version" { return .version }
@@ -57,9 +66,20 @@ struct Flags {
             case "--handshake-timeout": configuration.handshakeTimeout = Double(try number(flag, value, 1...3600))
             case "--idle-timeout": configuration.idleTimeout = Double(try number(flag, value, 1...604_800))
             case "--scrypt-log-n": configuration.scrypt = ScryptParameters(logN: try number(flag, value, 4...20))
+            case "--rate": configuration.rate = Double(try number(flag, value, 1...1_000_000))
+            case "--burst": configuration.burst = Double(try number(flag, value, 1...1_000_000))
+            case "--max-connections": configuration.maxConnections = try number(flag, value, 1...1_000_000)
+            case "--max-per-ip": configuration.maxPerAddress = try number(flag, value, 0...1_000_000)
+            case "--exempt":
+                guard let range = AddressRange(value) else {
+                    throw Failure(message: "--exempt takes an address or CIDR range like 10.0.0.0/8, not \(value)")
+                }
+                exempt = (exempt ?? []) + [range]
             default: throw Failure(message: "unknown flag \(flag) (see chorusd --help)")
             }
         }
+        // Given at all, --exempt replaces the default (loopback).
+        if let exempt { configuration.exempt = exempt }
         return .serve(configuration)
     }
 

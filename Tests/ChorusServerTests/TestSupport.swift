@@ -46,6 +46,9 @@ final class TestServer {
         configuration.keyPath = keyPath
         // Cheap hashes keep the suite fast; the default cost has its own test.
         configuration.scrypt = ScryptParameters(logN: 10)
+        // Tests drive many commands quickly; the rate limit has its own tests.
+        configuration.rate = 100_000
+        configuration.burst = 100_000
         configure(&configuration)
         self.configuration = configuration
         server = try Server.start(configuration, clock: clock)

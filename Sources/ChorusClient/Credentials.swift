@@ -1,0 +1,62 @@
+import Foundation
+
+/// Who to log in as: a name with a password, or a bot token. Read from files or the
+/// environment only, never from flags, so they do not show in `ps`; `description` is
+/// redacted so they cannot leak into a message by accident.
+public enum Credentials: CustomStringConvertible {
+    case password(user: String, password: String)
+    case token(String)
+
+    /// The request that logs in.
+    public var loginLine: String {
+        switch self {
+        case .password(let user, let password):
+            return "LOGIN \(RequestLineBuilder.quotedIfNeeded(user)) \(RequestLineBuilder.quotedIfNeeded(password))"
+        case .token(let token):
+            return "AUTH \(RequestLineBuilder.quotedIfNeeded(token))"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .password(let user, _): return "password login as \(user)"
+        case .token: return "token login"
+        }
+    }
+
+    /// Reads the secrets the flags point at: `--password-file` or `CHORUS_PASSWORD` with
+    /// `--user`; `--token-file` or `CHORUS_TOKEN` otherwise. Nil when none are given.
+    public static func load(user: String?, passwordFile: String?, tokenFile: String?,
+                            environment: [String: String]) throws(ClientFailure) -> Credentials? {
+        if let user {
+            guard tokenFile == nil else { throw ClientFailure("--user and --token-file do not go together") }
+            if let passwordFile {
+                return .password(user: user, password: try firstLine(of: passwordFile, what: "password file"))
+            }
+            if let password = environment["CHORUS_PASSWORD"], !password.isEmpty {
+                return .password(user: user, password: password)
+            }
+            throw ClientFailure("--user \(user) needs a password: --password-file FILE or the CHORUS_PASSWORD variable")
+        }
+        if passwordFile != nil { throw ClientFailure("--password-file needs --user NAME") }
+        if let tokenFile {
+            return .token(try firstLine(of: tokenFile, what: "token file").trimmingSpaces)
+        }
+        if let token = environment["CHORUS_TOKEN"]?.trimmingSpaces, !token.isEmpty {
+            return .token(token)
+        }
+        return nil
+    }
+
+    /// The first line without its line end; the rest of the file is ignored.
+    static func firstLine(of path: String, what: String) throws(ClientFailure) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ClientFailure("cannot read \(what) \(path)")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        var line = Substring(text.prefix { $0 != "\n" && $0 != "\r\n" })
+        if line.hasSuffix("\r") { line = line.dropLast() }
+        guard !line.isEmpty else { throw ClientFailure("the \(what) \(path) is empty") }
+        return String(line)
+    }
+}
