@@ -25,7 +25,7 @@ let package = Package(
             "ChorusProtocol", "ChorusCore", "ChorusStore", "ChorusCrypto", "ChorusNet",
         ]),
         .target(name: "ChorusClient", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"]),
-        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusCore", "CLinux"]),
+        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusCore", "ChorusCrypto", "CLinux"]),
         .executableTarget(name: "chorus", dependencies: ["ChorusClient", "ChorusProtocol"]),
         // libFuzzer target for the framer and parser: fuzz/run builds it with
         // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments.

@@ -7,7 +7,9 @@ public final class Listener {
     public let port: Int
     private let fd: Int32
     private unowned let loop: EventLoop
-    private let tls: TLSServerContext
+    /// New connections use this; `replaceTLS` swaps it (SIGHUP) without touching open ones,
+    /// which keep a reference to the context they were made with.
+    private var tls: TLSServerContext
     private let readBuffer = ReadBuffer()
     private let maxQueuedBytes: Int
     private let onAccept: (Connection) -> Void
@@ -33,6 +35,10 @@ public final class Listener {
 
     public func start() throws {
         try loop.register(fd, events: EPOLLIN.rawValue) { [unowned self] _ in self.acceptAll() }
+    }
+
+    public func replaceTLS(_ context: TLSServerContext) {
+        tls = context
     }
 
     /// Stops accepting; connections already made are not touched.

@@ -29,7 +29,10 @@ public final class Server: Sendable {
 
         try DataDirectory.prepare(configuration.dataDirectory)
         do {
-            database = try DatabaseQueue(path: configuration.databasePath)
+            let pageLimit = configuration.databasePageLimit
+            database = try DatabaseQueue(path: configuration.databasePath) { db in
+                if let pageLimit { try db.execute("PRAGMA max_page_count = \(pageLimit)") }
+            }
         } catch {
             throw StartupError("cannot open database \(configuration.databasePath): \(error)")
         }
@@ -97,6 +100,23 @@ public final class Server: Sendable {
         }
         // Whatever came due while the server was down goes out now.
         checkNotices()
+    }
+
+    /// Reads the certificate and key again (SIGHUP): new connections use them, open
+    /// sessions keep going. On failure the old pair stays and the error is thrown.
+    public func reloadCertificates() throws {
+        let context: TLSServerContext
+        do {
+            context = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath)
+        } catch {
+            throw StartupError("\(error)")
+        }
+        let done = DispatchSemaphore(value: 0)
+        loop.execute { [hub] in
+            hub.value.listener?.replaceTLS(context)
+            done.signal()
+        }
+        done.wait()
     }
 
     /// Sends the notices owed at the clock's present time. The scheduler's timer does this

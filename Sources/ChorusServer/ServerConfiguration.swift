@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     public var maxPerAddress = 16
     public var exempt: [AddressRange] = AddressRange.loopback
     public var scrypt = ScryptParameters.default
+    /// A cap on the database size in pages (SQLite's max_page_count); past it writes get
+    /// `ERR 503 storage full` while reads go on. Nil: only the disk limits it.
+    public var databasePageLimit: Int?
     /// Password hashes waiting for a worker before new ones get 503.
     public var maxPendingHashes = 64
 

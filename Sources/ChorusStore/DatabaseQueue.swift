@@ -25,11 +25,12 @@ public final class DatabaseQueue: Sendable {
 
     /// Opens and migrates synchronously, so a bad path fails at start with a clear
     /// error, then keeps the connection on its own thread.
-    public init(path: String) throws {
+    /// `prepare` runs on the queue's thread right after opening (a size limit, say).
+    public init(path: String, prepare: (@Sendable (Database) throws -> Void)? = nil) throws {
         self.path = path
         let worker = QueueWorker(maxBatchSize: Self.maxBatchSize)
         self.worker = worker
-        let thread = Thread { worker.run(path: path) }
+        let thread = Thread { worker.run(path: path, prepare: prepare) }
         thread.name = "chorus-db"
         thread.start()
         worker.started.wait()

@@ -101,11 +101,12 @@ final class QueueWorker: Sendable {
     }
 
     /// The thread body: open, then run batches until closed and drained.
-    func run(path: String) {
+    func run(path: String, prepare: (@Sendable (Database) throws -> Void)?) {
         defer { finished.signal() }
         let database: Database
         do {
             database = try Database(path: path)
+            try prepare?(database)
         } catch {
             state.withLock { $0.opened = .failure(error) }
             started.signal()

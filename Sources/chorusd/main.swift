@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusCrypto
 import ChorusServer
 import ChorusStore
 import CLinux
@@ -78,7 +79,13 @@ func serve(_ configuration: ServerConfiguration) {
         }
         guard count == MemoryLayout<signalfd_siginfo>.size else { continue }
         if Int32(info.ssi_signo) == SIGHUP {
-            Log.info("SIGHUP: certificate reload is not supported yet; ignoring")
+            do {
+                try server.reloadCertificates()
+                let fingerprint = (try? CertificateFingerprint.sha256(pemFile: configuration.certificatePath)) ?? "?"
+                Log.info("SIGHUP: reloaded \(configuration.certificatePath) (SHA-256 \(fingerprint)); open sessions keep going")
+            } catch {
+                Log.info("SIGHUP: kept the old certificate: \(error)")
+            }
             continue
         }
         Log.info("signal \(info.ssi_signo): shutting down")
