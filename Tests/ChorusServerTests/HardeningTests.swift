@@ -1,0 +1,161 @@
+import ChorusClient
+import Foundation
+import Synchronization
+import Testing
+
+/// Abusive, slow and broken clients: each slows or loses only itself.
+@Suite struct HardeningTests {
+    /// Commands over the rate wait rather than being dropped, and other sessions are
+    /// answered meanwhile.
+    @Test func floodingSlowsOnlyTheFlooder() throws {
+        let server = try TestServer { $0.rate = 5; $0.burst = 5 }
+        let flooder = try server.client()
+        let neighbour = try server.client()
+        try flooder.connection.sendRaw(Array((0..<20).map { "@f\($0) PING \($0)\r\n" }.joined().utf8))
+        for index in 0..<5 { #expect(try flooder.reply().last == "@f\(index) OK PONG \(index)") }
+        // The flooder still has 15 waiting; the neighbour is served at once.
+        #expect(try neighbour.last("PING here") == "OK PONG here")
+        #expect(throws: LineClient.Failure.self) { try flooder.connection.readLine(timeout: 0.05) }
+        for index in 5..<20 { #expect(try flooder.reply(timeout: 20).last == "@f\(index) OK PONG \(index)") }
+    }
+
+    /// A session that never reads is dropped when its queue passes --sendq; a reader that
+    /// keeps up gets every event, and the sender is never held back.
+    @Test func slowReaderIsDroppedAndOthersCarryOn() throws {
+        let server = try TestServer { $0.sendQueueBytes = 262_144 }
+        let sender = try server.device("sender")
+        let reader = try server.device("reader")
+        let sleeper = try server.client()
+        #expect(try sleeper.last("REGISTER sleeper \"\(defaultPassword)\"").hasPrefix("OK"))
+        let room = id(try sender.ok("ROOM CREATE Flat")["room"])
+        try sender.ok("ROOM ADD \(room) reader")
+        try sender.ok("ROOM ADD \(room) sleeper")
+        _ = try reader.drain()
+        let count = 3000
+        // The reader keeps up on its own thread; the sleeper reads nothing until the end.
+        let received = Mutex(0)
+        let readerDone = DispatchSemaphore(value: 0)
+        // From here on only the reader thread touches this session.
+        nonisolated(unsafe) let readerSession = reader
+        let readerThread = Thread {
+            defer { readerDone.signal() }
+            while received.withLock({ $0 }) < count {
+                guard let event = try? readerSession.event(timeout: 30) else { return }
+                if event["event"] as? String == "message" { received.withLock { $0 += 1 } }
+            }
+        }
+        readerThread.start()
+        let text = String(repeating: "x", count: 3900)
+        for batch in stride(from: 0, to: count, by: 100) {
+            let replies = try sender.pipeline((batch..<batch + 100).map { "SAY \(room) \($0) \(text)" })
+            #expect(replies.allSatisfy { $0["type"] as? String == "ok" })
+        }
+        #expect(readerDone.wait(timeout: .now() + 60) == .success)
+        #expect(received.withLock { $0 } == count)
+        // The sleeper was cut off: draining its socket ends in a close, long before all the messages.
+        var lines = 0
+        while try sleeper.connection.readLine(timeout: 20) != nil { lines += 1 }
+        #expect(lines < count)
+    }
+
+    /// Past --max-per-ip, a new connection gets ERR 503 and is closed; closing one frees a place.
+    @Test func perAddressLimit() throws {
+        let server = try TestServer { $0.maxPerAddress = 2; $0.exempt = [] }
+        let first = try server.client()
+        let second = try server.client()
+        let connection = try LineClient(port: server.port, trust: .certificateFile(server.certificatePath))
+        #expect(try connection.readLine()?.hasPrefix("ERR 503 too many connections from 127.0.0.1") == true)
+        #expect(try connection.readLine() == nil)
+        first.connection.close()
+        #expect(try second.last("PING") == "OK PONG")
+        // The freed place is taken again once the server has seen the close.
+        var admitted: TestClient?
+        for _ in 0..<50 where admitted == nil {
+            admitted = try? server.client()
+            if admitted?.greeting.hasPrefix("*") != true { admitted = nil; Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(admitted != nil)
+    }
+
+    /// Loopback is exempt from the per-address limit by default; --max-connections still holds.
+    @Test func totalLimit() throws {
+        let server = try TestServer { $0.maxPerAddress = 1; $0.maxConnections = 2 }
+        let first = try server.client()
+        let second = try server.client()
+        let third = try LineClient(port: server.port, trust: .certificateFile(server.certificatePath))
+        #expect(try third.readLine()?.hasPrefix("ERR 503 too many connections to this server") == true)
+        #expect(try first.last("PING") == "OK PONG")
+        #expect(try second.last("PING") == "OK PONG")
+    }
+
+    /// A hundred sockets that never handshake do not keep a real client waiting, and are
+    /// closed after the handshake timeout.
+    @Test func stalledSocketsDoNotBlockOthers() throws {
+        let server = try TestServer { $0.handshakeTimeout = 2 }
+        var stalled: [Int32] = []
+        defer { stalled.forEach { close($0) } }
+        for _ in 0..<100 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(server.port).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            stalled.append(fd)
+        }
+        let client = try server.client()
+        #expect(try client.last("PING") == "OK PONG")
+        // The server hangs up on the stalled ones: a read sees the end.
+        var buffer = [UInt8](repeating: 0, count: 16)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(stalled[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        #expect(read(stalled[0], &buffer, buffer.count) == 0)
+    }
+
+    /// Five wrong passwords in a row from one address get 429 there, even with the right one next.
+    @Test func failedLoginsAreThrottled() throws {
+        let server = try TestServer()
+        _ = try server.user("alice")
+        let attacker = try server.client()
+        for _ in 0..<5 {
+            #expect(try attacker.last("LOGIN alice \"not the right password\"") == "ERR 401 wrong name or password")
+        }
+        #expect(try attacker.last("LOGIN alice \"\(defaultPassword)\"").hasPrefix("ERR 429 too many failed logins for alice"))
+        #expect(try attacker.last("LOGIN Alice \"\(defaultPassword)\"").hasPrefix("ERR 429"))
+        // Other names are not affected.
+        _ = try server.user("bob")
+        #expect(try attacker.last("LOGIN bob \"\(defaultPassword)\"").hasPrefix("OK logged in as bob"))
+    }
+
+    /// Before login, lines are kept small.
+    @Test func smallLinesBeforeLogin() throws {
+        let server = try TestServer()
+        let client = try server.client()
+        #expect(try client.last("PING \(String(repeating: "x", count: 5000))").hasPrefix("ERR 413 before login"))
+        #expect(try client.last("REGISTER carol \"\(defaultPassword)\"").hasPrefix("OK"))
+        #expect(try client.last("PING \(String(repeating: "x", count: 5000))").hasPrefix("OK PONG"))
+    }
+
+    /// A full database refuses writes with 503, keeps nothing half-written, and still serves reads.
+    @Test func fullStorageRefusesWritesAndServesReads() throws {
+        let server = try TestServer { $0.databasePageLimit = 60 }
+        let alice = try server.device("alice")
+        let room = id(try alice.ok("ROOM CREATE Flat")["room"])
+        let text = String(repeating: "y", count: 3000)
+        var acknowledged = 0
+        var refusal: (code: Int, message: String) = (200, "")
+        for index in 0..<200 {
+            refusal = try alice.failure("SAY \(room) \(index) \(text)")
+            if refusal.code != 200 { break }
+            acknowledged += 1
+        }
+        #expect(refusal.code == 503)
+        #expect(refusal.message == "storage full")
+        // Reads still work, and every acknowledged message is there.
+        let history = try alice.ok("HISTORY \(room) 200")["messages"] as? [JSON] ?? []
+        #expect(history.count == acknowledged)
+        #expect(try alice.ok("ROOMS")["rooms"] is [JSON])
+    }
+}
