@@ -13,6 +13,9 @@ public enum SelfSignedCertificate {
         (NID_key_usage, "critical,digitalSignature"),
         (NID_ext_key_usage, "serverAuth"),
         (NID_subject_key_identifier, "hash"),
+        // Strict RFC 5280 verifiers (Python's cryptography, used by sslyze) require it; with
+        // the certificate as its own issuer it repeats the subject key identifier.
+        (NID_authority_key_identifier, "keyid:always"),
     ]
 
     /// Creates an ECDSA P-256 key and a self-signed X.509 v3 certificate with the OpenSSL API:
@@ -22,7 +25,7 @@ public enum SelfSignedCertificate {
     /// Returns the certificate's SHA-256 fingerprint, "AB:CD:…".
     public static func create(
         certificatePath: String, keyPath: String, commonName: String = "localhost",
-        dnsNames: [String] = ["localhost"], ipAddresses: [String] = ["127.0.0.1"], days: Int = 825
+        dnsNames: [String] = ["localhost"], ipAddresses: [String] = ["127.0.0.1"], days: Int = 365
     ) throws -> String {
         guard (1...36_500).contains(days) else { throw CryptoError("certificate validity must be 1...36500 days, not \(days)") }
         ERR_clear_error()

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// The TLS profile checked by an outside scanner: sslyze, from PyPI, in a virtual
+/// environment the test makes under .build/ the first time.
+@Suite struct TLSProfileTests {
+    static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let venv = package.appendingPathComponent(".build/sslyze-venv")
+
+    /// Runs a command, returning its status and combined output.
+    @discardableResult
+    static func run(_ arguments: [String], timeout: Double = 600) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    static func sslyze() throws -> String {
+        let binary = venv.appendingPathComponent("bin/sslyze").path
+        if !FileManager.default.isExecutableFile(atPath: binary) {
+            let made = try run(["python3", "-m", "venv", venv.path])
+            #expect(made.status == 0, "venv: \(made.output)")
+            let installed = try run([venv.appendingPathComponent("bin/pip").path, "install", "--quiet", "sslyze"])
+            #expect(installed.status == 0, "pip install sslyze: \(installed.output)")
+        }
+        return binary
+    }
+
+    /// `sslyze --mozilla_config=intermediate` finds the server compliant (trusting the
+    /// self-made certificate as the CA, as a client of this server would).
+    @Test func mozillaIntermediateCompliant() throws {
+        let sslyze = try Self.sslyze()
+        let server = try TestServer()
+        let scan = try Self.run([sslyze, "--mozilla_config=intermediate", "--certinfo_ca_file", server.certificatePath,
+                                 "127.0.0.1:\(server.port)"])
+        #expect(scan.output.contains("127.0.0.1:\(server.port): OK - Compliant"), "\(scan.output.suffix(1500))")
+        #expect(scan.status == 0)
+        // The server is still fine after being probed with every protocol and suite.
+        let client = try server.client()
+        #expect(try client.last("PING") == "OK PONG")
+    }
+}
