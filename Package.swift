@@ -13,16 +13,19 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
+        // A lock ThreadSanitizer understands, for state shared between threads.
+        .target(name: "ChorusLocking"),
+
         // Pure layers.
         .target(name: "ChorusProtocol"),
         .target(name: "ChorusCore", dependencies: ["ChorusProtocol"]),
-        .target(name: "ChorusStore", dependencies: ["CSQLite", "ChorusCore"]),
+        .target(name: "ChorusStore", dependencies: ["CSQLite", "ChorusCore", "ChorusLocking"]),
         .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
-        .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL"]),
+        .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
 
         // Wiring.
         .target(name: "ChorusServer", dependencies: [
-            "ChorusProtocol", "ChorusCore", "ChorusStore", "ChorusCrypto", "ChorusNet",
+            "ChorusProtocol", "ChorusCore", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking",
         ]),
         .target(name: "ChorusClient", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"]),
         .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusCore", "ChorusCrypto", "CLinux"]),
@@ -33,9 +36,9 @@ let package = Package(
 
         .testTarget(name: "ChorusProtocolTests", dependencies: ["ChorusProtocol"]),
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
-        .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore"]),
+        .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusLocking"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "chorusd", "chorus"]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusLocking", "chorusd", "chorus"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import ChorusLocking
 import Synchronization
 
 /// One thread that waits on epoll and runs everything its sockets and timers need.
@@ -25,7 +26,7 @@ public final class EventLoop: @unchecked Sendable {
     private var timerActions: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 0
     private var endOfTurn: [() -> Void] = []
-    private let inbox = Mutex<[@Sendable () -> Void]>([])
+    private let inbox = Locked<[@Sendable () -> Void]>([])
     private var running = false
     /// The loop thread's pthread id (0 before `run`): atomic because any thread may ask `isOnLoop`.
     private let loopThread = Atomic<UInt>(0)

@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import ChorusLocking
 
 /// A few threads for slow work (password hashing) so it never runs on an event loop.
 /// The queue is bounded: when it is full, `submit` says no and the caller answers 503
@@ -13,7 +13,7 @@ public final class WorkerPool: Sendable {
     }
 
     public let maxPending: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let available = DispatchSemaphore(value: 0)
     private let threadCount: Int
 

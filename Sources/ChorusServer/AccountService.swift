@@ -59,8 +59,10 @@ final class AccountService: Sendable {
                 guard !account.disabled else {
                     return completion(.failure(.forbidden("this account is disabled; ask a server admin")))
                 }
-                completion(.success(account))
-                if hasher.needsRehash(account.passwordHash) { upgradeHash(of: account, password: password) }
+                guard hasher.needsRehash(account.passwordHash) else { return completion(.success(account)) }
+                // An older cost: store a new hash before answering, so the upgrade is as
+                // durable as the login (it happens once per account and cost change).
+                upgradeHash(of: account, password: password) { completion(.success(account)) }
             }
         }
     }
@@ -86,11 +88,13 @@ final class AccountService: Sendable {
         }
     }
 
-    /// Re-hashes at the current cost after a login with an older hash; best effort.
-    private func upgradeHash(of account: AccountRecord, password: String) {
-        guard let encoded = try? hasher.hash(password) else { return }
+    /// Re-hashes at the current cost after a login with an older hash. A failure is
+    /// logged and the login still succeeds: the old hash keeps working.
+    private func upgradeHash(of account: AccountRecord, password: String, then done: @escaping @Sendable () -> Void) {
+        guard let encoded = try? hasher.hash(password) else { return done() }
         database.submit({ db in try db.setPasswordHash(accountID: account.id, hash: encoded) }) { result in
             if case .failure(let error) = result { Log.info("could not upgrade the hash of \(account.name): \(error)") }
+            done()
         }
     }
 

@@ -4,7 +4,7 @@ import ChorusNet
 import ChorusStore
 import Dispatch
 import Foundation
-import Synchronization
+import ChorusLocking
 
 /// A running Chorus server: the database queue, the hashing pool, one event loop thread
 /// with its listener and sessions. `start` fails with a `StartupError` naming the problem;
@@ -149,7 +149,7 @@ public struct StartupError: Error, CustomStringConvertible {
 
 /// A message handed from the loop thread to the starting thread.
 private final class StartErrorBox: Sendable {
-    private let message = Mutex<String?>(nil)
+    private let message = Locked<String?>(nil)
     func set(_ text: String) { message.withLock { $0 = text } }
     func get() -> String? { message.withLock { $0 } }
 }

@@ -1,7 +1,7 @@
 import ChorusCore
 import Dispatch
 import Foundation
-import Synchronization
+import ChorusLocking
 
 /// Owns one `Database` on a dedicated thread; jobs submitted from any thread run in
 /// submission order. This is the only way the server touches the database while running.
@@ -103,5 +103,5 @@ public final class DatabaseQueue: Sendable {
 
 /// Carries a `sync` result from the queue's thread back to the waiting caller.
 private final class ResultBox<T: Sendable>: Sendable {
-    let result = Mutex<Result<T, any Error>?>(nil)
+    let result = Locked<Result<T, any Error>?>(nil)
 }

@@ -1,7 +1,7 @@
 import CSQLite
 import ChorusCore
 import Dispatch
-import Synchronization
+import ChorusLocking
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,7 +47,7 @@ final class QueueWorker: Sendable {
     }
 
     let maxBatchSize: Int
-    let state = Mutex(State())
+    let state = Locked(State())
     /// Counts wake-ups; `sleeping` ensures at most one is outstanding.
     let wake = DispatchSemaphore(value: 0)
     let started = DispatchSemaphore(value: 0)

@@ -1,6 +1,6 @@
 import ChorusClient
 import Foundation
-import Synchronization
+import ChorusLocking
 import Testing
 
 /// Abusive, slow and broken clients: each slows or loses only itself.
@@ -33,7 +33,7 @@ import Testing
         _ = try reader.drain()
         let count = 3000
         // The reader keeps up on its own thread; the sleeper reads nothing until the end.
-        let received = Mutex(0)
+        let received = Locked(0)
         let readerDone = DispatchSemaphore(value: 0)
         // From here on only the reader thread touches this session.
         nonisolated(unsafe) let readerSession = reader

@@ -3,7 +3,7 @@ import ChorusCore
 import ChorusCrypto
 import ChorusServer
 import Foundation
-import Synchronization
+import ChorusLocking
 import Testing
 
 /// A temporary folder that removes itself.
@@ -155,10 +155,10 @@ final class TestClient {
 
 /// A clock the test moves by hand, so overdue, reminders and repeats need no sleeping.
 final class ManualClock: Clock {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
     init(_ start: Date) {
-        current = Mutex(start)
+        current = Locked(start)
     }
 
     func now() -> Date { current.withLock { $0 } }

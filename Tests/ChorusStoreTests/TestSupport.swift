@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ChorusLocking
 @testable import ChorusStore
 
 /// A fresh folder per test, removed afterwards, so tests never share a database file.
@@ -21,7 +21,7 @@ final class TempDirectory {
 
 /// Collects values from completions running on the queue's thread.
 final class Collected<T: Sendable>: Sendable {
-    let items = Mutex<[T]>([])
+    let items = Locked<[T]>([])
 
     func append(_ item: T) { items.withLock { $0.append(item) } }
     var all: [T] { items.withLock { $0 } }
