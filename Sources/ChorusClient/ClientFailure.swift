@@ -3,9 +3,13 @@
 public struct ClientFailure: Error, CustomStringConvertible {
     public let description: String
     public let status: Int32
+    /// A network hiccup worth another try when reconnecting (refused, reset, timed out),
+    /// as opposed to a certificate that fails its check or a usage mistake.
+    public let isTransient: Bool
 
-    public init(_ description: String, status: Int32 = 2) {
+    public init(_ description: String, status: Int32 = 2, isTransient: Bool = false) {
         self.description = description
         self.status = status
+        self.isTransient = isTransient
     }
 }

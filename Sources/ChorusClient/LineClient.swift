@@ -201,11 +201,29 @@ public final class LineClient {
         guard fd >= 0 else { throw Failure("socket failed") }
         var on: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        guard Glibc.connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
-            let reason = String(cString: strerror(clinux_errno()))
+        // Non-blocking while connecting, so an address that never answers fails after
+        // `timeout` seconds rather than the kernel's minutes.
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        var error: Int32 = 0
+        if Glibc.connect(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) != 0 {
+            error = clinux_errno()
+            if error == EINPROGRESS {
+                var poll = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                if Glibc.poll(&poll, 1, Int32(timeout * 1000)) == 1 {
+                    var length = socklen_t(MemoryLayout<Int32>.size)
+                    getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+                } else {
+                    error = ETIMEDOUT
+                }
+            }
+        }
+        guard error == 0 else {
+            let reason = String(cString: strerror(error))
             Glibc.close(fd)
             throw Failure("cannot connect to \(host):\(port): \(reason)")
         }
+        _ = fcntl(fd, F_SETFL, flags)
         return fd
     }
 

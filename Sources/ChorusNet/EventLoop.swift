@@ -161,6 +161,11 @@ public final class EventLoop: @unchecked Sendable {
         }
         runInbox()
         runEndOfTurn()
+        // The loop is done: drop every closure it held, so nothing they captured (the
+        // objects that own this loop, say) stays alive in a cycle.
+        handlers.removeAll()
+        timerActions.removeAll()
+        timers = TimerHeap()
     }
 
     /// Starts `run()` on a new thread with the given name.

@@ -94,10 +94,10 @@ final class CommandContext {
 
     /// R: a room id, or a name unique among the caller's rooms. A room the caller is not in
     /// answers exactly like one that does not exist.
-    func room(_ reference: String) throws -> RoomRecord {
+    func room(_ reference: String) throws -> RoomAccess {
         let digits = reference.hasPrefix("#") ? String(reference.dropFirst()) : reference
         if let id = Int64(digits) {
-            guard let room = try db.room(id: id, forUser: caller.id, now: now) else {
+            guard let room = try db.roomAccess(id: id, forUser: caller.id) else {
                 throw ChorusError.notFound("no such room \(reference)")
             }
             return room
@@ -107,14 +107,22 @@ final class CommandContext {
         guard ids.count == 1 else {
             throw ChorusError.conflict("\(ids.count) rooms are named \(reference): use an id (\(ids.map { "#\($0)" }.joined(separator: ", ")))")
         }
-        guard let room = try db.room(id: first, forUser: caller.id, now: now) else {
+        guard let room = try db.roomAccess(id: first, forUser: caller.id) else {
             throw ChorusError.notFound("no such room \(reference)")
         }
         return room
     }
 
+    /// The room with its progress figures, for replies that show it.
+    func roomRecord(_ access: RoomAccess) throws -> RoomRecord {
+        guard let room = try db.room(id: access.id, forUser: caller.id, now: now) else {
+            throw ChorusError.notFound("no such room \(access.id)")
+        }
+        return room
+    }
+
     /// A room the caller must hold at least `role` in.
-    func room(_ reference: String, atLeast role: Role, to action: String) throws -> RoomRecord {
+    func room(_ reference: String, atLeast role: Role, to action: String) throws -> RoomAccess {
         let found = try room(reference)
         guard found.role >= role else {
             throw ChorusError.forbidden("only the \(role == .owner ? "owner" : "owner or an admin") of \(found.name) can \(action)")

@@ -67,9 +67,10 @@ final class Hub: ConnectionDelegate {
             session.countedAddress = address
         }
         // A socket that never finishes TLS or never says anything is dropped.
-        loop.schedule(after: configuration.handshakeTimeout) { [weak session] in
+        let timeout = configuration.handshakeTimeout
+        loop.schedule(after: timeout) { [weak session] in
             guard let session, !session.receivedFirstLine else { return }
-            session.connection.close(reason: "no first line within \(Int(self.configuration.handshakeTimeout)) s")
+            session.connection.close(reason: "no first line within \(Int(timeout)) s")
         }
     }
 

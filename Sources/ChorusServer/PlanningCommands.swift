@@ -23,7 +23,7 @@ extension CommandContext {
 
     /// STATS [R]
     func stats(_ reference: String?) throws -> CommandResult {
-        let rooms = try reference.map { [try room($0)] } ?? db.rooms(ofUser: caller.id, now: now)
+        let rooms = try reference.map { [try roomRecord(try room($0))] } ?? db.rooms(ofUser: caller.id, now: now)
         var body: [String] = []
         var shapes: [JSONValue] = []
         for room in rooms {

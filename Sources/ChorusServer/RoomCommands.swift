@@ -27,7 +27,7 @@ extension CommandContext {
 
     /// ROOM SHOW R
     func roomShow(_ reference: String) throws -> CommandResult {
-        let room = try room(reference)
+        let room = try roomRecord(try room(reference))
         let members = try db.members(ofRoom: room.id)
         let body = ["  \(room.name) (#\(room.id))  \(Presentation.bar(room.progress))  \(room.open) open"]
             + members.map { member in

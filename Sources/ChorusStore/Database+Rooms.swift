@@ -130,3 +130,15 @@ extension Database {
         return changes > 0
     }
 }
+
+extension Database {
+    /// The room's name and the user's role, if the user is a member: the cheap check every
+    /// room command starts with (no progress figures).
+    public func roomAccess(id: Int64, forUser user: Int64) throws -> RoomAccess? {
+        try prepare("""
+            SELECT r.id, r.name, m.role FROM members m JOIN rooms r ON r.id = m.room WHERE m.room = ?1 AND m.user = ?2
+            """).row(.integer(id), .integer(user)) { row in
+            RoomAccess(id: row.int(0), name: row.text(1), role: Role(rawValue: row.text(2)) ?? .member)
+        }
+    }
+}

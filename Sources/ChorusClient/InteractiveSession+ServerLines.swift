@@ -1,0 +1,202 @@
+import ChorusProtocol
+
+/// What the interactive session does with each line from the server: print the person's
+/// replies and live events, act on the replies to its own `@chorus.` requests.
+extension InteractiveSession {
+    /// Handles every complete line already received.
+    func drainServer() throws(ClientFailure) {
+        while exitStatus == nil, let link, let raw = link.client.nextBufferedLine() {
+            let line = ServerLine(raw)
+            if !link.greeted {
+                link.greeted = true
+                // The greeting is a text line; a bot reading JSON lines is not shown it. Anything
+                // else first (`ERR 503` from a full server) is handled like any other line.
+                if line.kind == .event {
+                    if !greetingShown && !jsonWire { console.show(raw, style: .event) }
+                    greetingShown = true
+                    continue
+                }
+            }
+            if let tag = line.tag, tag.hasPrefix(Self.ownTagPrefix) {
+                let name = String(tag.dropFirst(Self.ownTagPrefix.count))
+                if line.isFinal {
+                    let body = link.bodies.removeValue(forKey: name) ?? []
+                    try handleOwnReply(name, body: body, final: line)
+                } else {
+                    link.bodies[name, default: []].append(line)
+                }
+                continue
+            }
+            switch line.kind {
+            case .event: showLiveEvent(line)
+            case .body: console.show(line.raw, style: .plain)
+            case .ok, .error: finishPersonRequest(line)
+            }
+        }
+        syncCursorIfDue()
+    }
+
+    private func showLiveEvent(_ line: ServerLine) {
+        console.show(line.raw, style: jsonWire ? .plain : .event)
+        guard credentials != nil else { return }
+        let key: String
+        if let json = line.json {
+            guard let id = json["id"] as? Int else { return } // `bye` is not stored
+            key = "#\(id)"
+        } else {
+            key = String(line.untagged.dropFirst(2))
+        }
+        if search != nil {
+            shownDuringSearch.append(key)
+        } else {
+            cursor?.shownLive(key: key)
+        }
+        cursorDirty = true
+    }
+
+    /// A final reply to a line the person typed: print it, and follow what it changed.
+    private func finishPersonRequest(_ line: ServerLine) {
+        console.show(line.raw, style: line.kind == .ok ? (jsonWire ? .plain : .ok) : .error)
+        guard let link, !link.awaiting.isEmpty else { return }
+        let sent = link.awaiting.removeFirst()
+        cursorDirty = true
+        guard line.kind == .ok, let request = sent.request else { return }
+        switch request.command {
+        case .mode(let mode):
+            jsonWire = mode == .json
+        case .login(let name, let password), .register(let name, let password):
+            loggedIn(as: .password(user: name, password: password))
+        case .auth(let token):
+            loggedIn(as: .token(token))
+        case .password(_, let new):
+            if case .password(let user, _) = credentials { credentials = .password(user: user, password: new) }
+        case .logout:
+            credentials = nil
+            cursor = nil
+            search = nil
+        case .quit:
+            quitRequested = true
+        default:
+            break
+        }
+    }
+
+    /// The person logged in by hand: remember how, for reconnects, and start following
+    /// this account's events from now.
+    private func loggedIn(as login: Credentials) {
+        credentials = login
+        cursor = nil
+        startSearch()
+    }
+
+    // MARK: The client's own requests
+
+    private func handleOwnReply(_ name: String, body: [ServerLine], final: ServerLine) throws(ClientFailure) {
+        switch name {
+        case "login":
+            try finishLogin(final)
+        case "probe":
+            guard let probe = link?.probes.first else { return }
+            link?.probes.removeFirst()
+            // An answer for an earlier search (the person logged in again meanwhile) is stale.
+            guard probe.search == searchNumber else { return }
+            let page = SyncPage(body: body, final: final, after: probe.after)
+            continueSearch(after: probe.after, first: page?.entries.first?.id, failed: page == nil)
+        case "cursor":
+            guard var current = cursor, let page = SyncPage(body: body, final: final, after: current.last) else {
+                cursorSyncInFlight = false
+                return
+            }
+            _ = current.absorb(page, replaying: false)
+            cursor = current
+            if page.more {
+                link?.send(own: "cursor", "SYNC \(current.last) 500")
+            } else {
+                cursorSyncInFlight = false
+            }
+        case "replay":
+            guard var current = cursor, let page = SyncPage(body: body, final: final, after: current.last) else {
+                replaying = false
+                if final.kind == .error { console.notice("could not replay missed events: \(final.errorMessage)") }
+                return
+            }
+            for entry in current.absorb(page, replaying: true) {
+                console.show(entry.display, style: jsonWire ? .plain : .event)
+            }
+            cursor = current
+            if page.more {
+                link?.send(own: "replay", "SYNC \(current.last) 500")
+            } else {
+                replaying = false
+            }
+        default:
+            if final.kind == .error { console.notice(final.errorMessage) }
+        }
+    }
+
+    private func finishLogin(_ final: ServerLine) throws(ClientFailure) {
+        if final.kind == .ok {
+            if !established && !jsonWire { console.show(final.untagged, style: .ok) }
+            becomeReady()
+            return
+        }
+        let code = final.errorCode ?? 0
+        // Busy or throttled: worth another try later. A refused login is not.
+        guard established, code == 429 || code == 503 else {
+            throw ClientFailure("login failed: \(final.errorMessage)")
+        }
+        console.notice("login refused for now: \(final.errorMessage)")
+        link?.client.close()
+        try lost()
+    }
+
+    // MARK: Following the event stream
+
+    /// Starts the newest-id search after a login: every growing probe at once.
+    func startSearch() {
+        guard let link else { return }
+        search = NewestEventSearch()
+        searchNumber += 1
+        shownDuringSearch = []
+        for after in NewestEventSearch.growingProbes { probe(after, on: link) }
+    }
+
+    private func probe(_ after: Int64, on link: SessionLink) {
+        link.probes.append((searchNumber, after))
+        link.send(own: "probe", "SYNC \(after) 1")
+    }
+
+    private func continueSearch(after: Int64, first: Int64?, failed: Bool) {
+        guard var current = search, let link else { return }
+        if failed {
+            // Not logged in any more (the person typed LOGOUT meanwhile): stop following.
+            search = nil
+            return
+        }
+        let next = current.record(after: after, first: first)
+        search = current
+        for probe in next { self.probe(probe, on: link) }
+        guard let result = current.result else { return }
+        search = nil
+        var started = EventCursor(last: result)
+        for key in shownDuringSearch { started.shownLive(key: key) }
+        shownDuringSearch = []
+        cursor = started
+        cursorDirty = true
+    }
+
+    /// After a reconnect: everything after the cursor, shown unless it was shown live.
+    func startReplay() {
+        guard let link, let cursor else { return }
+        replaying = true
+        link.send(own: "replay", "SYNC \(cursor.last) 500")
+    }
+
+    /// A quiet SYNC after activity, so the cursor stays close to what was shown.
+    func syncCursorIfDue() {
+        guard cursorDirty, !cursorSyncInFlight, !replaying, search == nil, let cursor, let link, link.ready else { return }
+        cursorDirty = false
+        cursorSyncInFlight = true
+        link.send(own: "cursor", "SYNC \(cursor.last) 500")
+    }
+}

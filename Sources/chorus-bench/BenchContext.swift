@@ -1,0 +1,58 @@
+import ChorusNet
+import Foundation
+
+/// What every workload needs: the options, the server, how to reach and trust it, and
+/// fresh account names so runs against one server never collide.
+struct BenchContext {
+    let options: BenchOptions
+    let server: ServerUnderTest
+    let address: ResolvedAddress
+    let tls: TLSClientContext
+    /// A few random letters in every account name of this run.
+    let runID: String
+
+    /// Every account of a run shares it; 15+ bytes, as the server requires.
+    var password: String { "bench-password-\(runID)" }
+
+    init(options: BenchOptions, server: ServerUnderTest) throws {
+        self.options = options
+        self.server = server
+        address = try ResolvedAddress(host: server.host, port: server.port)
+        let trust: TLSClientContext.Trust
+        if options.insecure {
+            trust = .anyCertificate
+        } else if let ca = options.caFile ?? server.certificatePath {
+            trust = .certificateFile(ca)
+        } else {
+            throw BenchFailure("no certificate to check the server against: give --ca FILE or --insecure")
+        }
+        tls = try TLSClientContext(trust: trust)
+        let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        runID = String((0..<6).map { _ in letters.randomElement()! })
+    }
+
+    /// `b<run><kind><index>`: unique per run, valid as a Chorus name (2-32 of a-z 0-9).
+    func userName(_ kind: String, _ index: Int) -> String {
+        namePrefix(kind) + String(index)
+    }
+
+    /// The part of `userName` before the index.
+    func namePrefix(_ kind: String) -> String {
+        "b\(runID)\(kind)"
+    }
+
+    /// A generator with one shard per `--threads` loop.
+    func makeGenerator<Shard: AnyObject>(_ makeShard: (Int, ClientConnector) -> Shard) throws -> Generator<Shard> {
+        try Generator(threads: options.threads, address: address, tls: tls, makeShard: makeShard)
+    }
+
+    func usage() -> ProcessUsage {
+        ProcessUsage.snapshot(serverPID: server.pid)
+    }
+
+    /// The shard-local share of `total` items for shard `shard` of `shards`: every
+    /// index `i` with `i % shards == shard`.
+    static func share(of total: Int, shard: Int, shards: Int, from start: Int = 0) -> [Int] {
+        (start..<max(start, total)).filter { $0 % shards == shard }
+    }
+}

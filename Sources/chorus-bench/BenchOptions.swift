@@ -1,0 +1,141 @@
+/// `chorus-bench`'s command line: a workload name, then `--flag value` or `--flag=value`.
+struct BenchOptions: Sendable {
+    enum Workload: String, Sendable, CaseIterable {
+        case fanout, connections, handshake, writes, login
+    }
+
+    var workload = Workload.fanout
+    var host = "127.0.0.1"
+    var port = 7667
+    var spawn: String?
+    var serverPID: Int32?
+    var caFile: String?
+    var insecure = false
+    var threads = 1
+    var members = 100
+    var senders = 10
+    var messages = 200
+    var window: Int?
+    var payload = 64
+    var sessions = 2000
+    var accounts = 100
+    var parallel = 64
+    var loops: Int?
+    var seconds = 10.0
+    var clients = 8
+    var pingInterval = 10.0
+    var settle = 2.0
+    var timeout = 600.0
+    var stall = 10.0
+    var scryptLogN: Int?
+    var serverArguments: [String] = []
+    var keepData = false
+
+    /// In-flight requests per session: 16 for fanout, 1 (plain round trips) otherwise.
+    var effectiveWindow: Int { window ?? (workload == .fanout ? 16 : 1) }
+
+    static let usage = """
+        usage: chorus-bench fanout|connections|handshake|writes|login [flags]
+
+        server (one of):
+          --spawn PATH            start PATH (a chorusd) on a temporary folder with --port 0,
+                                  cheap hashes (--scrypt-log-n 10, except login: default 17),
+                                  no rate or per-address limits, a large --sendq; stop it at the end
+          --host H --port N       use a running server (default 127.0.0.1:7667)
+          --server-pid PID        its process, for server CPU and RSS figures
+        certificate (one of, unless --spawn):
+          --ca FILE               verify the server against this PEM certificate or CA
+          --insecure              accept any certificate
+        sizes:
+          --members N --senders S --messages M --window W --payload P   fanout (100, 10, 200, 16, 64)
+          --sessions C --accounts U --parallel P                        connections (2000, 100, 64)
+          --loops K --seconds D                                         handshake, login (4, 10)
+          --clients T --seconds D --window W                            writes (8, 10, 1)
+          --ping-interval MS                                            login: the unrelated PING (10)
+        tool:
+          --threads N             generator event-loop threads (1)
+          --scrypt-log-n N        hash cost given to a spawned server
+          --server-arg ARG        one more flag for a spawned server; repeatable
+          --settle S              connections: wait before reading RSS (2)
+          --timeout S             longest a set-up phase may take (600)
+          --stall S               fanout: give up after S seconds without a delivery (10)
+          --keep-data             keep a spawned server's temporary folder
+        Prints one JSON line on standard output and a summary on standard error; exits 1 when a
+        message was lost or a request failed.
+        """
+
+    static func parse(_ arguments: [String]) throws -> BenchOptions {
+        var options = BenchOptions()
+        var words = arguments[...]
+        guard let name = words.popFirst() else { throw BenchFailure(usage) }
+        guard let workload = Workload(rawValue: name) else {
+            throw BenchFailure("unknown workload \(name); one of: \(Workload.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        options.workload = workload
+        while let word = words.popFirst() {
+            guard word.hasPrefix("--") else { throw BenchFailure("unexpected argument \(word) (see --help)") }
+            if word == "--insecure" { options.insecure = true; continue }
+            if word == "--keep-data" { options.keepData = true; continue }
+            var flag = word
+            var value: String
+            if let equals = word.firstIndex(of: "=") {
+                flag = String(word[..<equals])
+                value = String(word[word.index(after: equals)...])
+            } else {
+                guard let next = words.popFirst() else { throw BenchFailure("\(word) needs a value") }
+                value = next
+            }
+            try options.set(flag, value)
+        }
+        if options.spawn == nil && options.caFile == nil && !options.insecure {
+            throw BenchFailure("give --ca FILE (or --insecure) to check a running server's certificate, or --spawn PATH")
+        }
+        if options.senders > options.members {
+            throw BenchFailure("--senders (\(options.senders)) cannot exceed --members (\(options.members))")
+        }
+        return options
+    }
+
+    private mutating func set(_ flag: String, _ value: String) throws {
+        switch flag {
+        case "--host": host = value
+        case "--port": port = try Self.number(flag, value, 1...65535)
+        case "--spawn": spawn = value
+        case "--server-pid": serverPID = Int32(try Self.number(flag, value, 1...Int(Int32.max)))
+        case "--ca": caFile = value
+        case "--threads": threads = try Self.number(flag, value, 1...16)
+        case "--members": members = try Self.number(flag, value, 2...1_000_000)
+        case "--senders": senders = try Self.number(flag, value, 1...1_000_000)
+        case "--messages": messages = try Self.number(flag, value, 1...100_000_000)
+        case "--window": window = try Self.number(flag, value, 1...100_000)
+        case "--payload": payload = try Self.number(flag, value, 1...4000)
+        case "--sessions": sessions = try Self.number(flag, value, 1...1_000_000)
+        case "--accounts": accounts = try Self.number(flag, value, 1...1_000_000)
+        case "--parallel": parallel = try Self.number(flag, value, 1...100_000)
+        case "--loops": loops = try Self.number(flag, value, 1...10_000)
+        case "--seconds": seconds = try Self.decimal(flag, value, 0.1...86_400)
+        case "--clients": clients = try Self.number(flag, value, 1...100_000)
+        case "--ping-interval": pingInterval = try Self.decimal(flag, value, 0.1...60_000)
+        case "--settle": settle = try Self.decimal(flag, value, 0...600)
+        case "--timeout": timeout = try Self.decimal(flag, value, 1...86_400)
+        case "--stall": stall = try Self.decimal(flag, value, 0.5...3600)
+        case "--scrypt-log-n": scryptLogN = try Self.number(flag, value, 4...20)
+        case "--server-arg": serverArguments.append(value)
+        default: throw BenchFailure("unknown flag \(flag) (see --help)")
+        }
+    }
+
+    private static func number(_ flag: String, _ value: String, _ range: ClosedRange<Int>) throws -> Int {
+        guard let number = Int(value), range.contains(number) else {
+            throw BenchFailure("\(flag) must be a whole number in \(range.lowerBound)...\(range.upperBound), not \(value)")
+        }
+        return number
+    }
+
+    private static func decimal(_ flag: String, _ value: String, _ range: ClosedRange<Double>) throws -> Double {
+        guard let number = Double(value), range.contains(number) else {
+            throw BenchFailure("\(flag) must be a number in \(range.lowerBound)...\(range.upperBound), not \(value)")
+        }
+        return number
+    }
+}

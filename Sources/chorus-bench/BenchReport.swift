@@ -1,0 +1,51 @@
+import ChorusProtocol
+import Foundation
+
+/// One run's result: a single JSON line for scripts (standard output) and a few readable
+/// lines for people (standard error).
+struct BenchReport {
+    let workload: String
+    /// False when something was lost or failed; the exit status follows it.
+    var ok = true
+    var problems: [String] = []
+    var parameters: [(String, JSONValue)] = []
+    var results: [(String, JSONValue)] = []
+    var summary: [String] = []
+    var cost: CPUCost?
+    var tls = "unknown"
+
+    init(workload: String) {
+        self.workload = workload
+    }
+
+    mutating func problem(_ text: String) {
+        ok = false
+        problems.append(text)
+    }
+
+    func emit(server: ServerUnderTest, threads: Int) {
+        var fields: [(String, JSONValue)] = [
+            ("bench", .string("chorus-bench")),
+            ("workload", .string(workload)),
+            ("ok", .bool(ok)),
+            ("server", .string("\(server.host):\(server.port)")),
+            ("spawned", .bool(server.certificatePath != nil)),
+            ("tls", .string(tls)),
+            ("generator_threads", .int(threads)),
+            ("parameters", .object(parameters)),
+        ]
+        fields += results
+        if let cost { fields += cost.jsonFields }
+        fields.append(("problems", .array(problems.map { .string($0) })))
+        var line: [UInt8] = []
+        JSONValue.encodeFields(fields, into: &line)
+        line.append(0x0A)
+        FileHandle.standardOutput.write(Data(line))
+
+        var text = "chorus-bench \(workload) against \(server.host):\(server.port) (\(tls))\n"
+        for entry in summary { text += "  \(entry)\n" }
+        if let cost { text += "  \(cost.summary)\n" }
+        for problem in problems { text += "  PROBLEM: \(problem)\n" }
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

@@ -1,0 +1,119 @@
+import ChorusNet
+
+/// One client session: a TLS connection plus the line protocol on top of it.
+///
+/// Every request gets a numeric tag; the server answers one request at a time and in
+/// order, so replies are matched against a FIFO of handlers and the tag is checked. Many
+/// requests may be in flight (pipelining); what the window is, the caller decides.
+/// Events go to `onEvent` as raw line views. Loop thread only.
+final class BenchSession: ClientConnectionDelegate {
+    typealias ReplyHandler = (ReplyLine) -> Void
+
+    private struct Pending {
+        let tag: UInt64
+        let handler: ReplyHandler
+    }
+
+    /// The handshake finished.
+    var onOpen: (() -> Void)?
+    /// An event line (JSON `"type":"event"` or text `* ...`, the greeting included).
+    var onEvent: ((UnsafeRawBufferPointer) -> Void)?
+    /// The connection ended; requests still in flight get no reply.
+    var onClose: ((String) -> Void)?
+
+    private(set) var connection: ClientConnection?
+    private(set) var closeReason: String?
+    private var splitter = LineSplitter()
+    private var pending: [Pending] = []
+    private var pendingHead = 0
+    private var nextTag: UInt64 = 1
+    private var scratch: [UInt8] = []
+
+    /// Starts connecting; requests may be queued at once and leave after the handshake.
+    init(connector: ClientConnector) throws {
+        connection = try connector.connect(delegate: self)
+    }
+
+    var inFlight: Int { pending.count - pendingHead }
+    var isOpen: Bool { connection?.isOpen ?? false }
+
+    /// Sends `@TAG command` and calls `handler` with its final reply.
+    func request(_ command: String, _ handler: @escaping ReplyHandler) {
+        request(building: { $0.append(contentsOf: command.utf8) }, handler)
+    }
+
+    /// Like `request(_:_:)`, with the command written straight into the output bytes.
+    func request(building command: (inout [UInt8]) -> Void, _ handler: @escaping ReplyHandler) {
+        guard let connection, !connection.isClosed else { return }
+        let tag = nextTag
+        nextTag += 1
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(UInt8(ascii: "@"))
+        appendDecimal(tag, to: &scratch)
+        scratch.append(UInt8(ascii: " "))
+        command(&scratch)
+        scratch.append(0x0D)
+        scratch.append(0x0A)
+        pending.append(Pending(tag: tag, handler: handler))
+        connection.send(scratch)
+    }
+
+    func close() {
+        connection?.close(reason: "closed by the benchmark")
+    }
+
+    // MARK: ClientConnectionDelegate
+
+    func clientConnectionDidOpen(_ connection: ClientConnection) {
+        onOpen?()
+    }
+
+    func clientConnection(_ connection: ClientConnection, didReceive bytes: UnsafeRawBufferPointer) {
+        splitter.feed(bytes) { line in self.handle(line) }
+    }
+
+    func clientConnectionDidClose(_ connection: ClientConnection, reason: String) {
+        closeReason = reason
+        pending.removeAll()
+        pendingHead = 0
+        let handler = onClose
+        onClose = nil
+        onOpen = nil
+        onEvent = nil
+        handler?(reason)
+    }
+
+    // MARK: Lines
+
+    private func handle(_ line: UnsafeRawBufferPointer) {
+        switch ServerLine.classify(line) {
+        case .event:
+            onEvent?(line)
+        case .body:
+            break
+        case .reply(let ok, let tag):
+            guard pendingHead < pending.count else {
+                protocolError("a reply nobody asked for: \(String(decoding: line, as: UTF8.self))")
+                return
+            }
+            let expected = pending[pendingHead]
+            guard tag == expected.tag else {
+                protocolError("reply tagged \(tag.map(String.init) ?? "-") while waiting for \(expected.tag): \(String(decoding: line, as: UTF8.self))")
+                return
+            }
+            pendingHead += 1
+            if pendingHead == pending.count {
+                pending.removeAll(keepingCapacity: true)
+                pendingHead = 0
+            } else if pendingHead >= 1024 {
+                pending.removeFirst(pendingHead)
+                pendingHead = 0
+            }
+            expected.handler(ReplyLine(ok: ok, bytes: line))
+        }
+    }
+
+    private func protocolError(_ message: String) {
+        connection?.close(reason: "protocol error: \(message)")
+    }
+}

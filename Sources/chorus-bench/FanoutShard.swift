@@ -1,0 +1,197 @@
+import ChorusNet
+
+/// One loop's part of the fan-out workload: its members' sessions, the sending of its
+/// senders, and the counting and timing of what its members receive. Loop thread only.
+final class FanoutShard {
+    struct RoomSetup: Sendable {
+        let room: Int
+        let code: String
+        let tls: String
+    }
+
+    struct Plan: Sendable {
+        let room: Int
+        let senders: Int
+        let messages: Int
+        let window: Int
+        let payload: Int
+    }
+
+    struct Tally: Sendable {
+        var delivered = 0
+        var expected = 0
+        var duplicates = 0
+        var acked = 0
+        var failures = 0
+        var firstFailure: String?
+        var startedAt: UInt64 = 0
+        var lastProgressAt: UInt64 = 0
+        var deliveryLatency = LatencyHistogram()
+        var replyLatency = LatencyHistogram()
+    }
+
+    private static let messageEvent = Array(#"{"type":"event","event":"message""#.utf8)
+
+    let index: Int
+    let connector: ClientConnector
+    private var members: [FanoutMember] = []
+    private var plan: Plan?
+    private var progress: RunProgress?
+    private var tally = Tally()
+    private var outstanding = 0
+    private var launcher: BoundedLauncher?
+
+    init(index: Int, connector: ClientConnector) {
+        self.index = index
+        self.connector = connector
+    }
+
+    // MARK: Set-up
+
+    /// Registers the owner (member 0), creates the room and an invite code for the rest.
+    func createRoom(owner: String, password: String, roomName: String,
+                    completion: @escaping (Result<RoomSetup, BenchFailure>) -> Void) {
+        SessionScript.open(connector: connector, commands: ["REGISTER \(owner) \(password)", "ROOM CREATE \(roomName)"]) { result in
+            switch result {
+            case .failure(let failure):
+                completion(.failure(failure))
+            case .success(let opened):
+                guard let room = (opened.replies[1]["room"] as? [String: Any])?["id"] as? Int else {
+                    completion(.failure(BenchFailure("ROOM CREATE: no room id in the reply")))
+                    return
+                }
+                let session = opened.session
+                session.request("ROOM INVITE \(room)") { reply in
+                    guard reply.ok, let code = reply.object()?["code"] as? String else {
+                        completion(.failure(BenchFailure("ROOM INVITE: \(reply.errorSummary)")))
+                        return
+                    }
+                    self.members.append(FanoutMember(number: 0, session: session))
+                    let tls = session.connection.map { "\($0.protocolVersion) \($0.cipherName)" } ?? "unknown"
+                    completion(.success(RoomSetup(room: room, code: code, tls: tls)))
+                }
+            }
+        }
+    }
+
+    /// Registers members `numbers` and joins them with the invite code, `parallel` at a time.
+    func join(numbers: [Int], namePrefix: String, password: String, code: String, parallel: Int,
+              completion: @escaping (BenchFailure?) -> Void) {
+        let launcher = BoundedLauncher(total: numbers.count, parallel: parallel) { [self] index, done in
+            let number = numbers[index]
+            let commands = ["REGISTER \(namePrefix)\(number) \(password)", "ROOM JOIN \(code)"]
+            SessionScript.open(connector: connector, commands: commands) { result in
+                switch result {
+                case .failure(let failure):
+                    done(BenchFailure("member \(number): \(failure.message)"))
+                case .success(let opened):
+                    self.members.append(FanoutMember(number: number, session: opened.session))
+                    done(nil)
+                }
+            }
+        }
+        self.launcher = launcher
+        launcher.start { [self] failure in
+            self.launcher = nil
+            completion(failure)
+        }
+    }
+
+    /// Waits until every event set-up caused has arrived.
+    func drain(completion: @escaping (BenchFailure?) -> Void) {
+        PingBarrier.run(members.map(\.session), completion: completion)
+    }
+
+    // MARK: Measuring
+
+    /// Starts counting deliveries and sends each local sender's first `window` messages.
+    func start(_ plan: Plan, progress: RunProgress) {
+        self.plan = plan
+        self.progress = progress
+        tally = Tally()
+        tally.startedAt = BenchClock.now()
+        tally.lastProgressAt = tally.startedAt
+        outstanding = 0
+        for member in members {
+            member.prepare(senders: plan.senders, messages: plan.messages)
+            tally.expected += member.expected
+            outstanding += member.expected + (member.number < plan.senders ? plan.messages : 0)
+            member.session.onEvent = { [unowned self, unowned member] line in self.receive(line, by: member) }
+            member.session.onClose = { [unowned self, unowned member] reason in
+                self.fail("member \(member.number)'s session closed: \(reason)")
+            }
+        }
+        if outstanding == 0 { progress.shardFinished() }
+        for member in members where member.number < plan.senders {
+            for _ in 0..<min(plan.window, plan.messages) { send(from: member) }
+        }
+    }
+
+    private func send(from member: FanoutMember) {
+        guard let plan else { return }
+        let sequence = member.takeSequence()
+        member.session.request(building: { out in
+            out.append(contentsOf: "SAY ".utf8)
+            appendDecimal(UInt64(plan.room), to: &out)
+            out.append(UInt8(ascii: " "))
+            FanoutMember.appendText(to: &out, sentAt: BenchClock.now(), sender: member.number, sequence: sequence,
+                                    payload: plan.payload)
+        }, { [unowned self, unowned member] reply in
+            self.acknowledged(reply, for: member)
+        })
+    }
+
+    private func acknowledged(_ reply: ReplyLine, for member: FanoutMember) {
+        guard let plan else { return }
+        guard reply.ok else {
+            fail("SAY from member \(member.number): \(reply.errorSummary)")
+            return
+        }
+        let now = BenchClock.now()
+        if let text = FanoutMember.parseText(reply.bytes), now >= text.sentAt {
+            tally.replyLatency.record(nanoseconds: now - text.sentAt)
+        }
+        member.acked += 1
+        tally.acked += 1
+        if member.sent < plan.messages { send(from: member) }
+        advance(now)
+    }
+
+    private func receive(_ line: UnsafeRawBufferPointer, by member: FanoutMember) {
+        guard let plan, line.hasPrefix(Self.messageEvent), let text = FanoutMember.parseText(line),
+              text.sender < plan.senders, text.sequence < plan.messages else { return }
+        guard member.markReceived(sender: text.sender, sequence: text.sequence) else {
+            member.duplicates += 1
+            tally.duplicates += 1
+            return
+        }
+        let now = BenchClock.now()
+        if now >= text.sentAt { tally.deliveryLatency.record(nanoseconds: now - text.sentAt) }
+        member.received += 1
+        tally.delivered += 1
+        advance(now)
+    }
+
+    private func advance(_ now: UInt64) {
+        tally.lastProgressAt = now
+        progress?.count()
+        outstanding -= 1
+        if outstanding == 0 { progress?.shardFinished() }
+    }
+
+    private func fail(_ message: String) {
+        tally.failures += 1
+        if tally.firstFailure == nil { tally.firstFailure = message }
+        progress?.fail()
+    }
+
+    /// What this shard counted; sending stops.
+    func finish() -> Tally {
+        plan = nil
+        for member in members {
+            member.session.onEvent = nil
+            member.session.onClose = nil
+        }
+        return tally
+    }
+}

@@ -1,0 +1,100 @@
+import ChorusProtocol
+import Foundation
+
+/// `fanout`: N members in one room, S of them sending M messages each with at most W in
+/// flight, P bytes of text. Measures deliveries per second (a message reaching one
+/// member's session as an event), delivery latency from the send time carried in the
+/// text, and checks that nothing is lost.
+enum FanoutWorkload {
+    static func run(_ context: BenchContext) throws -> BenchReport {
+        let options = context.options
+        let generator = try context.makeGenerator { index, connector in FanoutShard(index: index, connector: connector) }
+        defer { generator.stop() }
+        let shards = generator.threadCount
+        let prefix = context.namePrefix("m")
+        let password = context.password
+        let roomName = "bench \(context.runID)"
+
+        let setupStart = Date()
+        let room = try generator.run("create the room", timeout: options.timeout, only: 0) { shard, finish in
+            shard.createRoom(owner: prefix + "0", password: password, roomName: roomName) { finish($0) }
+        }[0]
+        let numbers = (0..<shards).map { BenchContext.share(of: options.members, shard: $0, shards: shards, from: 1) }
+        let parallel = max(1, options.parallel / shards)
+        try generator.run("register and join \(options.members - 1) members", timeout: options.timeout) { shard, finish in
+            shard.join(numbers: numbers[shard.index], namePrefix: prefix, password: password, code: room.code,
+                       parallel: parallel, completion: finish)
+        }
+        try generator.run("wait for set-up events", timeout: options.timeout) { shard, finish in
+            shard.drain(completion: finish)
+        }
+        let setupSeconds = Date().timeIntervalSince(setupStart)
+
+        let plan = FanoutShard.Plan(room: room.room, senders: options.senders, messages: options.messages,
+                                    window: options.effectiveWindow, payload: options.payload)
+        let progress = RunProgress(shards: shards)
+        let before = context.usage()
+        try generator.run("start sending", timeout: options.timeout) { shard, finish in
+            shard.start(plan, progress: progress)
+            finish(nil)
+        }
+        let outcome = progress.wait(stallSeconds: options.stall)
+        let after = context.usage()
+        let tallies: [FanoutShard.Tally] = try generator.run("collect", timeout: options.timeout) { shard, finish in
+            finish(.success(shard.finish()))
+        }
+
+        var total = FanoutShard.Tally()
+        total.startedAt = UInt64.max
+        for tally in tallies {
+            total.delivered += tally.delivered
+            total.expected += tally.expected
+            total.duplicates += tally.duplicates
+            total.acked += tally.acked
+            total.failures += tally.failures
+            total.firstFailure = total.firstFailure ?? tally.firstFailure
+            total.startedAt = min(total.startedAt, tally.startedAt)
+            total.lastProgressAt = max(total.lastProgressAt, tally.lastProgressAt)
+            total.deliveryLatency.merge(tally.deliveryLatency)
+            total.replyLatency.merge(tally.replyLatency)
+        }
+        let seconds = max(Double(total.lastProgressAt &- total.startedAt) / 1e9, 1e-9)
+        let lost = total.expected - total.delivered
+        let sentMessages = options.senders * options.messages
+
+        var report = BenchReport(workload: "fanout")
+        report.tls = room.tls
+        report.parameters = [
+            ("members", .int(options.members)), ("senders", .int(options.senders)),
+            ("messages", .int(options.messages)), ("window", .int(plan.window)), ("payload", .int(options.payload)),
+        ]
+        report.results = [
+            ("deliveries", .int(total.delivered)),
+            ("expected_deliveries", .int(total.expected)),
+            ("lost", .int(lost)),
+            ("duplicates", .int(total.duplicates)),
+            ("messages_acked", .int(total.acked)),
+            ("seconds", .number(seconds, digits: 3)),
+            ("deliveries_per_s", .number(Double(total.delivered) / seconds, digits: 0)),
+            ("messages_per_s", .number(Double(total.acked) / seconds, digits: 0)),
+            ("latency_ms", total.deliveryLatency.json),
+            ("say_reply_latency_ms", total.replyLatency.json),
+            ("setup_s", .number(setupSeconds, digits: 2)),
+            ("outcome", .string("\(outcome)")),
+        ]
+        report.cost = CPUCost(from: before, to: after)
+        report.summary = [
+            "\(options.members) members, \(options.senders) senders × \(options.messages) messages, window \(plan.window), \(options.payload)-byte text (set-up \(String(format: "%.1f", setupSeconds)) s)",
+            String(format: "deliveries: %d of %d in %.3f s = %.0f /s; messages %.0f /s", total.delivered, total.expected,
+                   seconds, Double(total.delivered) / seconds, Double(total.acked) / seconds),
+            "delivery latency: \(total.deliveryLatency.summary)",
+            "SAY reply latency: \(total.replyLatency.summary)",
+            "lost \(lost), duplicates \(total.duplicates), acked \(total.acked) of \(sentMessages)",
+        ]
+        if lost > 0 { report.problem("\(lost) deliveries lost (\(outcome))") }
+        if total.duplicates > 0 { report.problem("\(total.duplicates) duplicate deliveries") }
+        if total.acked < sentMessages { report.problem("\(sentMessages - total.acked) SAY requests not acknowledged") }
+        if let failure = total.firstFailure { report.problem("\(total.failures) failures; first: \(failure)") }
+        return report
+    }
+}

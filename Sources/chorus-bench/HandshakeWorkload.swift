@@ -1,0 +1,50 @@
+import ChorusProtocol
+import Foundation
+
+/// `handshake`: K parallel loops of connect + full TLS handshake + `AUTH TOKEN` + `QUIT`
+/// for D seconds. Measures complete sessions per second: the cost of a client that
+/// connects, does one thing and leaves (a cron bot).
+enum HandshakeWorkload {
+    static func run(_ context: BenchContext) throws -> BenchReport {
+        let options = context.options
+        let generator = try context.makeGenerator { index, connector in HandshakeShard(index: index, connector: connector) }
+        defer { generator.stop() }
+        let shards = generator.threadCount
+        let loops = options.loops ?? 4
+        let names = [context.userName("h", 0)]
+        let password = context.password
+
+        let issued = try generator.run("register a bot account", timeout: options.timeout, only: 0) { shard, finish in
+            TokenIssuer.issue(connector: shard.connector, names: names, password: password, parallel: 1) { finish($0) }
+        }[0]
+        let token = issued.tokens[0]
+        Thread.sleep(forTimeInterval: 0.2)
+
+        let counts = (0..<shards).map { BenchContext.share(of: loops, shard: $0, shards: shards).count }
+        let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
+        let before = context.usage()
+        let tallies: [RoundTripTally] = try generator.run("run \(loops) handshake loops", timeout: options.seconds + options.timeout) { shard, finish in
+            shard.run(loops: counts[shard.index], token: token, deadline: deadline) { finish(.success($0)) }
+        }
+        let after = context.usage()
+        let total = RoundTripTally.merged(tallies)
+
+        var report = BenchReport(workload: "handshake")
+        report.tls = issued.tls
+        report.parameters = [("loops", .int(loops)), ("seconds", .number(options.seconds, digits: 1)), ("mode", .string("text"))]
+        report.results = [
+            ("sessions", .int(total.completed)),
+            ("failures", .int(total.failures)),
+            ("seconds", .number(total.seconds, digits: 3)),
+            ("sessions_per_s", .number(total.perSecond, digits: 0)),
+            ("session_latency_ms", total.latency.json),
+        ]
+        report.cost = CPUCost(from: before, to: after)
+        report.summary = [
+            "\(loops) loops of connect + TLS + AUTH + QUIT: \(total.completed) sessions in \(String(format: "%.2f", total.seconds)) s = \(String(format: "%.0f", total.perSecond)) /s",
+            "per session: \(total.latency.summary)",
+        ]
+        if let failure = total.firstFailure { report.problem("\(total.failures) failures; first: \(failure)") }
+        return report
+    }
+}

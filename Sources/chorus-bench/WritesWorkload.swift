@@ -1,0 +1,49 @@
+import ChorusProtocol
+import Foundation
+
+/// `writes`: T clients doing `TASK PROGRESS` round trips for D seconds. Every OK comes
+/// after the change is committed, so this is acknowledged durable writes per second.
+enum WritesWorkload {
+    static func run(_ context: BenchContext) throws -> BenchReport {
+        let options = context.options
+        let generator = try context.makeGenerator { index, connector in WritesShard(index: index, connector: connector) }
+        defer { generator.stop() }
+        let shards = generator.threadCount
+        let prefix = context.namePrefix("w")
+        let password = context.password
+        let window = options.effectiveWindow
+        let numbers = (0..<shards).map { BenchContext.share(of: options.clients, shard: $0, shards: shards) }
+        let parallel = max(1, options.parallel / shards)
+
+        let tls = try generator.run("register \(options.clients) clients", timeout: options.timeout) { shard, finish in
+            shard.prepare(numbers: numbers[shard.index], namePrefix: prefix, password: password, parallel: parallel) { finish($0) }
+        }[0]
+        let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
+        let before = context.usage()
+        let tallies: [RoundTripTally] = try generator.run("write for \(options.seconds) s", timeout: options.seconds + options.timeout) { shard, finish in
+            shard.run(window: window, deadline: deadline) { finish(.success($0)) }
+        }
+        let after = context.usage()
+        let total = RoundTripTally.merged(tallies)
+
+        var report = BenchReport(workload: "writes")
+        report.tls = tls
+        report.parameters = [
+            ("clients", .int(options.clients)), ("window", .int(window)), ("seconds", .number(options.seconds, digits: 1)),
+        ]
+        report.results = [
+            ("writes", .int(total.completed)),
+            ("failures", .int(total.failures)),
+            ("seconds", .number(total.seconds, digits: 3)),
+            ("writes_per_s", .number(total.perSecond, digits: 0)),
+            ("latency_ms", total.latency.json),
+        ]
+        report.cost = CPUCost(from: before, to: after)
+        report.summary = [
+            "\(options.clients) clients × window \(window) of TASK PROGRESS: \(total.completed) acknowledged writes in \(String(format: "%.2f", total.seconds)) s = \(String(format: "%.0f", total.perSecond)) /s",
+            "latency: \(total.latency.summary)",
+        ]
+        if let failure = total.firstFailure { report.problem("\(total.failures) failures; first: \(failure)") }
+        return report
+    }
+}

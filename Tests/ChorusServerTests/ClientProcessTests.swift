@@ -1,0 +1,388 @@
+import ChorusClient
+import ChorusCrypto
+import Foundation
+import Testing
+
+/// The `chorus` client as people and scripts run it: the real binary against an in-process
+/// server, with its own HOME so the real known_hosts is never touched.
+@Suite struct ClientProcessTests {
+    static let password = "correct horse battery staple"
+
+    // MARK: One-shot commands
+
+    /// OK exits 0 and prints the reply; ERR exits 1; bad flags and unknown verbs exit 2 before connecting.
+    @Test func oneShotExitStatuses() throws {
+        let house = try Household()
+        let whoami = try house.run(house.login("bob") + ["WHOAMI"])
+        #expect(whoami.status == 0)
+        #expect(whoami.stdout == "OK bob\n")
+
+        let missing = try house.run(house.login("bob") + ["ROOM", "SHOW", "99"])
+        #expect(missing.status == 1)
+        #expect(missing.stdout.hasPrefix("ERR 404"))
+
+        let unknown = try house.run(house.login("bob") + ["FROB", "it"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("unknown command FROB"))
+
+        let usage = try house.run(house.connection + ["SAY"])
+        #expect(usage.status == 2)
+        #expect(usage.stderr.contains("usage: SAY R TEXT..."))
+
+        let badFlag = try house.run(["--frobnicate"])
+        #expect(badFlag.status == 2)
+        #expect(badFlag.stderr.contains("unknown flag --frobnicate"))
+
+        let help = try house.run(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("usage: chorus"))
+    }
+
+    /// A port nobody listens on is a connection problem: exit 2 with the reason on stderr.
+    @Test func unreachableServerExits2() throws {
+        let home = try TemporaryDirectory()
+        let result = try ChorusRun.run(["--port", String(try freePort()), "--insecure", "PING"], home: home.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("cannot connect to 127.0.0.1"))
+        #expect(result.stdout.isEmpty)
+    }
+
+    /// A refused login exits 2 with the server's reason, and never shows the password.
+    @Test func failedLoginExits2WithoutShowingThePassword() throws {
+        let house = try Household()
+        let wrong = "not the right password at all"
+        try wrong.write(toFile: house.passwordFile, atomically: true, encoding: .utf8)
+        let result = try house.run(house.login("bob") + ["WHOAMI"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("login failed: wrong name or password"))
+        #expect(!result.stderr.contains(wrong) && !result.stdout.contains(wrong))
+
+        // CHORUS_PASSWORD stands in for the file.
+        let fromEnvironment = try house.run(house.connection + ["--user", "bob", "WHOAMI"],
+                                            environment: ["CHORUS_PASSWORD": Self.password])
+        #expect(fromEnvironment.status == 0)
+        #expect(fromEnvironment.stdout == "OK bob\n")
+    }
+
+    /// `--json` prints the reply as one JSON line, for OK and ERR alike.
+    @Test func jsonPrintsOneLine() throws {
+        let house = try Household()
+        let rooms = try house.run(house.login("bob") + ["--json", "ROOMS"])
+        #expect(rooms.status == 0)
+        let lines = rooms.stdout.split(separator: "\n")
+        #expect(lines.count == 1)
+        let object = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any]
+        #expect(object?["type"] as? String == "ok")
+        #expect((object?["rooms"] as? [[String: Any]])?.first?["name"] as? String == "Flat 2B")
+
+        let missing = try house.run(house.login("bob") + ["--json", "TASK", "SHOW", "77"])
+        #expect(missing.status == 1)
+        let error = try JSONSerialization.jsonObject(with: Data(missing.stdout.utf8)) as? [String: Any]
+        #expect(error?["code"] as? Int == 404)
+    }
+
+    /// Words become the line a person would type: text verbs verbatim, other words quoted as needed.
+    @Test func wordsAreQuotedAsAShellUserMeansThem() throws {
+        let house = try Household()
+        let created = try house.run(house.login("alice") + ["ROOM", "CREATE", "Attic", "and", "cellar"])
+        #expect(created.status == 0, "\(created)")
+        #expect(try house.run(house.login("bob") + ["SAY", "Flat 2B", "Bins", "go", "out", "tonight"]).status == 0)
+        #expect(try house.run(house.login("bob") + ["SAY", "Flat 2B", "\"quoted\"  stays", "back\\slash"]).status == 0)
+        let task = try house.run(house.login("alice") + ["--json", "TASK", "ADD", "Flat 2B", "Take out trash",
+                                                         "notes=two words, \"quoted\"", "points=2"])
+        #expect(task.status == 0, "\(task)")
+        let odd = try house.run(house.login("alice") + ["--json", "TASK", "ADD", "me", "x=y"])
+        #expect(odd.status == 0, "\(odd)")
+
+        let device = try Device(client: house.alice, user: "alice", label: "alice")
+        let messages = try device.ok("HISTORY \(house.room)")["messages"] as? [[String: Any]] ?? []
+        #expect(messages.compactMap { $0["text"] as? String } == ["Bins go out tonight", "\"quoted\"  stays back\\slash"])
+        let rooms = try device.ok("ROOMS")["rooms"] as? [[String: Any]] ?? []
+        #expect(rooms.contains { $0["name"] as? String == "Attic and cellar" })
+        let added = try JSONSerialization.jsonObject(with: Data(task.stdout.utf8)) as? [String: Any]
+        let shape = added?["task"] as? [String: Any]
+        #expect(shape?["title"] as? String == "Take out trash")
+        #expect(shape?["notes"] as? String == "two words, \"quoted\"")
+        #expect(shape?["points"] as? Int == 2)
+        let personal = try JSONSerialization.jsonObject(with: Data(odd.stdout.utf8)) as? [String: Any]
+        #expect((personal?["task"] as? [String: Any])?["title"] as? String == "x=y")
+    }
+
+    /// The line builder's own rules, checked without a server.
+    @Test func requestLinesFromWords() throws {
+        #expect(try RequestLineBuilder.line(from: ["SAY", "Flat", "Bins", "go", "out", "tonight"]) == "SAY Flat Bins go out tonight")
+        #expect(try RequestLineBuilder.line(from: ["say", "Flat 2B", "Bins tonight"]) == "SAY \"Flat 2B\" Bins tonight")
+        #expect(try RequestLineBuilder.line(from: ["TASK", "add", "Flat 2B", "Take \"it\" out", "due=tomorrow", "notes=a b"])
+            == "TASK ADD \"Flat 2B\" \"Take \\\"it\\\" out\" due=tomorrow notes=\"a b\"")
+        #expect(try RequestLineBuilder.line(from: ["LOGIN", "ann", "pass=word with space"]) == "LOGIN ann \"pass=word with space\"")
+        #expect(try RequestLineBuilder.line(from: ["@t1", "PING"]) == "@t1 PING")
+        #expect(throws: ClientFailure.self) { try RequestLineBuilder.line(from: ["SAY", "Flat", "two\nlines"]) }
+        #expect(throws: ClientFailure.self) { try RequestLineBuilder.line(from: ["ROOM", "FROB"]) }
+    }
+
+    // MARK: Certificates
+
+    /// Without a terminal, an unknown certificate is refused (exit 2) with its fingerprint and how to trust it.
+    @Test func unknownCertificateIsRefusedWithoutATerminal() throws {
+        let server = try TestServer()
+        let home = try TemporaryDirectory()
+        let fingerprint = try CertificateFingerprint.sha256(pemFile: server.certificatePath)
+        let result = try ChorusRun.run(["--port", String(server.port), "PING"], home: home.path)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(fingerprint))
+        #expect(result.stderr.contains("--fingerprint"))
+        #expect(result.stderr.contains("answer yes"))
+        #expect(!FileManager.default.fileExists(atPath: home.path + "/.config/chorus/known_hosts"))
+    }
+
+    /// `--fingerprint` accepts the pinned certificate in any spelling and refuses any other.
+    @Test func pinnedFingerprint() throws {
+        let server = try TestServer()
+        let home = try TemporaryDirectory()
+        let fingerprint = try CertificateFingerprint.sha256(pemFile: server.certificatePath)
+        let sloppy = fingerprint.replacingOccurrences(of: ":", with: "").lowercased()
+        let pinned = try ChorusRun.run(["--port", String(server.port), "--fingerprint", sloppy, "PING", "pinned"], home: home.path)
+        #expect(pinned.status == 0)
+        #expect(pinned.stdout == "OK PONG pinned\n")
+
+        let other = String(repeating: "AB:", count: 31) + "AB"
+        let wrong = try ChorusRun.run(["--port", String(server.port), "--fingerprint", other, "PING"], home: home.path)
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("does not match --fingerprint"))
+        #expect(wrong.stderr.contains(fingerprint))
+
+        let malformed = try ChorusRun.run(["--port", String(server.port), "--fingerprint", "abc", "PING"], home: home.path)
+        #expect(malformed.status == 2)
+    }
+
+    /// `--ca` verifies the chain and the host name; another server's certificate fails.
+    @Test func certificateAuthorityFile() throws {
+        let server = try TestServer()
+        let other = try TestServer()
+        let home = try TemporaryDirectory()
+        let byAddress = try ChorusRun.run(["--port", String(server.port), "--ca", server.certificatePath, "PING"], home: home.path)
+        #expect(byAddress.status == 0)
+        let byName = try ChorusRun.run(["--host", "localhost", "--port", String(server.port), "--ca", server.certificatePath, "PING"],
+                                       home: home.path)
+        #expect(byName.status == 0)
+        let wrongCA = try ChorusRun.run(["--port", String(server.port), "--ca", other.certificatePath, "PING"], home: home.path)
+        #expect(wrongCA.status == 2)
+        #expect(wrongCA.stderr.contains("certificate verify failed"))
+    }
+
+    /// A remembered certificate connects; a CHANGED one for the same host:port is refused loudly.
+    @Test func knownHostsTrustAndChangedCertificate() throws {
+        let first = try TestServer()
+        let second = try TestServer()
+        let home = try TemporaryDirectory()
+        let folder = home.path + "/.config/chorus"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let firstPrint = try CertificateFingerprint.sha256(pemFile: first.certificatePath)
+        // The second server's address remembered with the first one's certificate: a change.
+        let lines = "# servers I trust\n127.0.0.1:\(first.port) \(firstPrint)\n127.0.0.1:\(second.port) \(firstPrint)\n"
+        try lines.write(toFile: folder + "/known_hosts", atomically: true, encoding: .utf8)
+
+        let known = try ChorusRun.run(["--port", String(first.port), "PING"], home: home.path)
+        #expect(known.status == 0)
+        #expect(known.stdout == "OK PONG\n")
+
+        let changed = try ChorusRun.run(["--port", String(second.port), "PING"], home: home.path)
+        #expect(changed.status == 2)
+        #expect(changed.stderr.contains("WARNING: the certificate of 127.0.0.1:\(second.port) has CHANGED"))
+        #expect(changed.stderr.contains(try CertificateFingerprint.sha256(pemFile: second.certificatePath)))
+        #expect(changed.stderr.contains("line 3"))
+        #expect(changed.stdout.isEmpty)
+    }
+
+    /// At a terminal, first contact asks; "yes" remembers the certificate and later runs just connect.
+    @Test func trustOnFirstUseAtATerminal() throws {
+        let server = try TestServer()
+        let home = try TemporaryDirectory()
+        let terminal = try PseudoTerminal()
+        let asking = try ChorusRun(["--port", String(server.port), "PING", "first"], home: home.path, standardInput: terminal.follower)
+        #expect(asking.waitForOutput("(yes/no)", onErrors: true))
+        terminal.type("yes\n")
+        let result = asking.finish()
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "OK PONG first\n")
+        let remembered = try String(contentsOfFile: home.path + "/.config/chorus/known_hosts", encoding: .utf8)
+        let fingerprint = try CertificateFingerprint.sha256(pemFile: server.certificatePath)
+        #expect(remembered == "127.0.0.1:\(server.port) \(fingerprint)\n")
+
+        let later = try ChorusRun.run(["--port", String(server.port), "PING"], home: home.path)
+        #expect(later.status == 0)
+    }
+
+    // MARK: Sessions
+
+    /// With a pipe as standard input, lines are sent as read and a live event appears while idle.
+    @Test func pipedSessionShowsLiveEvents() throws {
+        let house = try Household()
+        let session = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
+        #expect(session.waitForOutput("OK logged in as bob"))
+        #expect(try house.alice.last("SAY \(house.room) dinner at seven").hasPrefix("OK"))
+        #expect(session.waitForOutput("alice in Flat 2B: dinner at seven"))
+        session.type("WHOAMI")
+        #expect(session.waitForOutput("OK bob"))
+        session.type("ROOM SHOW 99")
+        session.closeInput()
+        let result = session.finish()
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("* chorus") == true)
+        #expect(lines.last?.hasPrefix("ERR 404") == true)
+        #expect(!result.stdout.contains("@chorus."), "the client's own requests stay hidden")
+    }
+
+    /// At a terminal: a prompt and line editor; an event arriving mid-line is printed above
+    /// the prompt, which comes back with the half-typed text; Ctrl-D on an empty line quits.
+    @Test func terminalSessionKeepsTheHalfTypedLine() throws {
+        let house = try Household()
+        let terminal = try PseudoTerminal()
+        let session = try ChorusRun(house.login("bob"), home: house.home.path, standardInput: terminal.follower,
+                                    terminalOutput: true)
+        #expect(terminal.wait { $0.contains("OK logged in as bob") && $0.hasSuffix("> \u{1B}[K") })
+        terminal.type("WHO")
+        #expect(terminal.wait { $0.hasSuffix("> WHO\u{1B}[K") })
+        #expect(try house.alice.last("SAY \(house.room) hello terminal").hasPrefix("OK"))
+        // Cleared prompt line, the event in colour, then the prompt and "WHO" again.
+        #expect(terminal.wait { $0.contains("\r\u{1B}[K\u{1B}[36m* ") && $0.hasSuffix("hello terminal\u{1B}[0m\r\n\r> WHO\u{1B}[K") })
+        terminal.type("AMI\r")
+        #expect(terminal.wait { $0.contains("\u{1B}[32mOK bob\u{1B}[0m") })
+        terminal.type("\u{04}")
+        #expect(session.finish().status == 0)
+    }
+
+    /// `--json` sessions print JSON lines only: replies and events as the server sent them.
+    @Test func jsonSessionPrintsJSONLines() throws {
+        let house = try Household()
+        let session = try ChorusRun(house.login("bob") + ["--json"], home: house.home.path, pipeInput: true)
+        session.type("PING hello")
+        #expect(session.waitForOutput("\"pong\":\"hello\""))
+        #expect(try house.alice.last("SAY \(house.room) json please").hasPrefix("OK"))
+        #expect(session.waitForOutput("json please"))
+        session.closeInput()
+        let result = session.finish()
+        #expect(result.status == 0)
+        for line in result.stdout.split(separator: "\n") {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "not JSON: \(line)")
+        }
+    }
+
+    /// After the server went away, the session reconnects with backoff, logs in again and
+    /// shows, once each, the message made while it was away and the ones seen before.
+    @Test func reconnectsAndReplaysWhatItMissed() throws {
+        let port = try freePort()
+        let house = try Household(server: try TestServer { $0.port = port })
+        let session = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
+        #expect(session.waitForOutput("OK logged in as bob"))
+        #expect(try house.alice.last("SAY \(house.room) before the outage").hasPrefix("OK"))
+        #expect(session.waitForOutput("before the outage"))
+
+        house.server.stop()
+        #expect(session.waitForOutput("lost the connection", onErrors: true))
+        // The same data on another port: the session cannot reach it, so only SYNC can bring this message.
+        house.server.configuration.port = 0
+        try house.server.restart()
+        let alice = try house.server.client()
+        #expect(try alice.last("LOGIN alice \"\(Self.password)\"").hasPrefix("OK"))
+        #expect(try alice.last("SAY \(house.room) while you were away").hasPrefix("OK"))
+        house.server.stop()
+        house.server.configuration.port = port
+        try house.server.restart()
+
+        #expect(session.waitForOutput("reconnected", onErrors: true))
+        #expect(session.waitForOutput("while you were away"))
+        let again = try house.server.client()
+        #expect(try again.last("LOGIN alice \"\(Self.password)\"").hasPrefix("OK"))
+        #expect(try again.last("SAY \(house.room) after the outage").hasPrefix("OK"))
+        #expect(session.waitForOutput("after the outage"))
+        session.type("WHOAMI")
+        #expect(session.waitForOutput("OK bob"))
+        session.closeInput()
+        let result = session.finish()
+        #expect(result.status == 0)
+        for text in ["before the outage", "while you were away", "after the outage"] {
+            #expect(result.stdout.components(separatedBy: text).count == 2, "\(text) once in: \(result.stdout)")
+        }
+    }
+
+    /// The cursor's bookkeeping: events shown live before a drop are not replayed; missed ones are.
+    @Test func eventCursorReplaysOnlyWhatWasMissed() throws {
+        var cursor = EventCursor(last: 10)
+        cursor.shownLive(key: "18:04 bob in Flat: one")
+        cursor.shownLive(key: "18:05 bob in Flat: three")
+        let body = ["  #11 18:04 bob in Flat: one", "  #12 18:04 alice in Flat: two", "  #13 18:05 bob in Flat: three"]
+        let page = SyncPage(body: body.map(ServerLine.init), final: ServerLine("OK 3 events after #10 · more: SYNC 13"), after: 10)
+        let missed = cursor.absorb(try #require(page), replaying: true)
+        #expect(missed.map(\.display) == ["* 18:04 alice in Flat: two"])
+        #expect(cursor.last == 13)
+
+        let json = #"{"type":"ok","tag":"chorus.replay","events":[{"type":"event","event":"message","id":14,"text":"a,]}"},{"type":"event","event":"dm","id":15}],"more":false,"last":15}"#
+        cursor.shownLive(key: "#15")
+        let jsonPage = try #require(SyncPage(body: [], final: ServerLine(json), after: 13))
+        #expect(cursor.absorb(jsonPage, replaying: true).map(\.display) == [#"{"type":"event","event":"message","id":14,"text":"a,]}"}"#])
+        #expect(cursor.last == 15)
+    }
+
+    /// The newest-id search lands on the newest id, whatever the gaps.
+    @Test func newestEventSearch() {
+        for ids in [[], [1], [3, 9, 1000], Array(1...37), [5, 6, 7, 123_456_789]] as [[Int64]] {
+            var search = NewestEventSearch()
+            var queue = NewestEventSearch.growingProbes
+            var rounds = 0
+            while !queue.isEmpty, rounds < 500 {
+                let after = queue.removeFirst()
+                queue += search.record(after: after, first: ids.first { $0 > after })
+                rounds += 1
+            }
+            #expect(search.result == (ids.last ?? 0), "ids \(ids)")
+        }
+    }
+
+    /// Keys from raw terminal bytes drive the editor: arrows, Home/End, history, Ctrl-C.
+    @Test func lineEditorKeys() {
+        var decoder = KeyDecoder()
+        let editor = LineEditor()
+        func type(_ bytes: [UInt8]) -> [LineEditor.Outcome] { decoder.keys(from: bytes).map(editor.handle) }
+        _ = type(Array("SAY 1 hé".utf8))
+        _ = type([0x1B, 0x5B, 0x44, 0x7F]) // left, backspace
+        #expect(editor.text == "SAY 1 é")
+        _ = type([0x01] + Array("@t ".utf8) + [0x1B, 0x4F, 0x46] + Array("!".utf8)) // Ctrl-A, ESC O F (End)
+        #expect(type([0x0D]) == [.submitted("@t SAY 1 é!")])
+        editor.remember("@t SAY 1 é!")
+        _ = type(Array("draft".utf8) + [0x1B, 0x5B, 0x41]) // up
+        #expect(editor.text == "@t SAY 1 é!")
+        _ = type([0x1B, 0x5B, 0x42]) // down
+        #expect(editor.text == "draft")
+        _ = type([0x03])
+        #expect(editor.text == "")
+        #expect(type([0x04]) == [.endOfInput])
+    }
+
+    // MARK: Bot tokens
+
+    /// `--token-file` and CHORUS_TOKEN log in with a bot token; a revoked one exits 2.
+    @Test func tokenLogin() throws {
+        let house = try Household()
+        let device = try Device(client: house.alice, user: "alice", label: "alice")
+        guard let secret = try device.ok("TOKEN CREATE housebot")["token"] as? String else {
+            Issue.record("TOKEN CREATE gave no token")
+            return
+        }
+        let tokenFile = house.home.path + "/token"
+        try (secret + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        let byFile = try house.run(house.connection + ["--token-file", tokenFile, "WHOAMI"])
+        #expect(byFile.status == 0, "\(byFile)")
+        #expect(byFile.stdout.contains("alice"))
+        let byEnvironment = try house.run(house.connection + ["--json", "WHOAMI"], environment: ["CHORUS_TOKEN": secret])
+        #expect(byEnvironment.status == 0)
+        #expect(byEnvironment.stdout.contains("\"name\":\"alice\""))
+
+        try device.ok("TOKEN REVOKE housebot")
+        let revoked = try house.run(house.connection + ["--token-file", tokenFile, "WHOAMI"])
+        #expect(revoked.status == 2)
+        #expect(revoked.stderr.contains("login failed"))
+        #expect(!revoked.stderr.contains(secret))
+    }
+}

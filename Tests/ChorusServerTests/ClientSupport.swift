@@ -1,0 +1,215 @@
+import ChorusClient
+import ChorusCrypto
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+/// The `chorus` executable run as a user runs it, with its own HOME and XDG_CONFIG_HOME in
+/// a temporary folder (the real known_hosts is never touched), output captured as it comes.
+final class ChorusRun {
+    /// The built chorus sits next to the test bundle, like chorusd.
+    static var executable: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("chorus").path
+    }
+
+    /// Output read on a background handler and kept behind a lock.
+    final class Capture: Sendable {
+        private let bytes = Mutex(Data())
+        func append(_ data: Data) { bytes.withLock { $0.append(data) } }
+        var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    let process = Process()
+    let stdout = Capture()
+    let stderr = Capture()
+    /// Nil when standard output is a terminal.
+    private let outputPipe: Pipe?
+    private let errorPipe = Pipe()
+    /// Present when the test keeps standard input open to write lines.
+    let input: Pipe?
+
+    /// Starts chorus. Standard input is /dev/null, a kept-open pipe (`pipeInput`), or a
+    /// pseudo-terminal; with `terminalOutput` standard output goes to that terminal too.
+    init(_ arguments: [String], home: String, environment extra: [String: String] = [:],
+         pipeInput: Bool = false, standardInput: FileHandle? = nil, terminalOutput: Bool = false) throws {
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        for name in ["CHORUS_PASSWORD", "CHORUS_TOKEN", "NO_COLOR"] { environment[name] = nil }
+        environment["HOME"] = home
+        environment["XDG_CONFIG_HOME"] = home + "/.config"
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        input = pipeInput ? Pipe() : nil
+        if let input {
+            process.standardInput = input
+        } else if let standardInput {
+            process.standardInput = standardInput
+        } else {
+            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        }
+        outputPipe = terminalOutput ? nil : Pipe()
+        process.standardOutput = outputPipe ?? standardInput
+        process.standardError = errorPipe
+        let stdout = self.stdout
+        let stderr = self.stderr
+        outputPipe?.fileHandleForReading.readabilityHandler = { stdout.append($0.availableData) }
+        errorPipe.fileHandleForReading.readabilityHandler = { stderr.append($0.availableData) }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// Sends one line on standard input.
+    func type(_ line: String) {
+        input?.fileHandleForWriting.write(Data((line + "\n").utf8))
+    }
+
+    func closeInput() {
+        try? input?.fileHandleForWriting.close()
+    }
+
+    /// Waits until standard output (or error) satisfies `check`; the timeout is only a safety net.
+    @discardableResult
+    func wait(timeout: Double = 20, onErrors: Bool = false, until check: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if check(onErrors ? stderr.text : stdout.text) { return true }
+            if !process.isRunning, !check(onErrors ? stderr.text : stdout.text) {
+                usleep(50_000) // let the last output land
+                return check(onErrors ? stderr.text : stdout.text)
+            }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    func waitForOutput(_ text: String, onErrors: Bool = false) -> Bool {
+        wait(onErrors: onErrors) { $0.contains(text) }
+    }
+
+    /// Waits for the end (killing it after the safety timeout) and returns status and output.
+    func finish(timeout: Double = 30) -> (status: Int32, stdout: String, stderr: String) {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        // The readability handlers may still hold the last bytes.
+        outputPipe?.fileHandleForReading.readabilityHandler = nil
+        errorPipe.fileHandleForReading.readabilityHandler = nil
+        if let outputPipe { stdout.append(outputPipe.fileHandleForReading.readDataToEndOfFile()) }
+        stderr.append(errorPipe.fileHandleForReading.readDataToEndOfFile())
+        return (process.terminationStatus, stdout.text, stderr.text)
+    }
+
+    /// Runs chorus to the end.
+    static func run(_ arguments: [String], home: String, environment: [String: String] = [:])
+        throws -> (status: Int32, stdout: String, stderr: String) {
+        try ChorusRun(arguments, home: home, environment: environment).finish()
+    }
+}
+
+/// A pseudo-terminal whose follower end is a child's standard input, so chorus believes
+/// a person sits at a terminal (for the trust-on-first-use question).
+final class PseudoTerminal {
+    let leader: Int32
+    let follower: FileHandle
+
+    init() throws {
+        // posix_openpt and friends are hidden from Swift's Glibc; these are the ioctls behind them
+        // (_IOW('T', 0x31, int) and _IOR('T', 0x30, unsigned), the same on x86-64 and arm64).
+        let setLock: UInt = 0x4004_5431
+        let getNumber: UInt = 0x8004_5430
+        leader = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0
+        var number: UInt32 = 0
+        guard leader >= 0, ioctl(leader, setLock, &unlock) == 0, ioctl(leader, getNumber, &number) == 0 else {
+            throw LineClient.Failure("no pseudo-terminal")
+        }
+        let descriptor = open("/dev/pts/\(number)", O_RDWR | O_NOCTTY)
+        guard descriptor >= 0 else { throw LineClient.Failure("cannot open /dev/pts/\(number)") }
+        follower = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    deinit {
+        close(leader)
+    }
+
+    /// What the program wrote to the terminal so far.
+    private(set) var output = ""
+
+    /// Types text as a person would.
+    func type(_ text: String) {
+        _ = Array(text.utf8).withUnsafeBytes { write(leader, $0.baseAddress, $0.count) }
+    }
+
+    /// Reads the terminal until `check` holds; the timeout is only a safety net.
+    func wait(timeout: Double = 20, until check: (String) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        var bytes: [UInt8] = []
+        while !check(output), Date() < deadline {
+            var poll = pollfd(fd: leader, events: Int16(POLLIN), revents: 0)
+            guard Glibc.poll(&poll, 1, 100) == 1 else { continue }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { read(leader, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes += chunk[..<count]
+            output = String(decoding: bytes, as: UTF8.self)
+        }
+        return check(output)
+    }
+}
+
+/// A TCP port nobody listens on right now: bound to port 0, then released.
+func freePort() throws -> Int {
+    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(descriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress -> Int32 in
+            guard bind(descriptor, socketAddress, length) == 0 else { return -1 }
+            return getsockname(descriptor, socketAddress, &length)
+        }
+    }
+    guard bound == 0 else { throw LineClient.Failure("cannot find a free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+extension ClientProcessTests {
+    /// A server with alice (owner of "Flat 2B") and bob (member), and files holding their password.
+    final class Household {
+        let server: TestServer
+        let home: TemporaryDirectory
+        let passwordFile: String
+        let alice: TestClient
+        let room: Int
+
+        init(server: TestServer? = nil) throws {
+            self.server = try server ?? TestServer()
+            home = try TemporaryDirectory()
+            passwordFile = home.path + "/password"
+            try (ClientProcessTests.password + "\n").write(toFile: passwordFile, atomically: true, encoding: .utf8)
+            alice = try self.server.user("alice")
+            _ = try self.server.user("bob")
+            let created = try alice.last("ROOM CREATE Flat 2B")
+            room = Int(created.split(separator: "#")[1].prefix { $0.isNumber }) ?? 0
+            #expect(try alice.last("ROOM ADD \(room) bob").hasPrefix("OK"))
+        }
+
+        /// Flags that reach this server with its certificate as the CA.
+        var connection: [String] { ["--port", String(server.port), "--ca", server.certificatePath] }
+
+        func login(_ user: String) -> [String] { connection + ["--user", user, "--password-file", passwordFile] }
+
+        func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, stdout: String, stderr: String) {
+            try ChorusRun.run(arguments, home: home.path, environment: environment)
+        }
+    }
+}
