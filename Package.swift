@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "chorusd", targets: ["chorusd"]),
         .executable(name: "chorus", targets: ["chorus"]),
+        .executable(name: "chorus-bench", targets: ["chorus-bench"]),
     ],
     targets: [
         // C shims over system libraries.
@@ -33,6 +34,7 @@ let package = Package(
         // libFuzzer target for the framer and parser: fuzz/run builds it with
         // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments.
         .executableTarget(name: "chorus-fuzz", dependencies: ["ChorusProtocol"]),
+        .executableTarget(name: "chorus-bench", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"]),
 
         .testTarget(name: "ChorusProtocolTests", dependencies: ["ChorusProtocol"]),
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
