@@ -6,6 +6,14 @@ import ChorusStore
 /// the commit. Because the database thread runs jobs in order and the loop takes their
 /// results in order, every member sees a room's events in the same order.
 extension Hub {
+    /// The commands `household` runs: database jobs that leave the session as it is.
+    static func householdCommand(_ command: Command) -> Bool {
+        switch command {
+        case .help, .mode, .ping, .quit, .register, .login, .auth, .logout, .whoami, .password: return false
+        default: return true
+        }
+    }
+
     func household(_ request: Request, from session: Session) {
         switch request.command {
         case .dm(let user, let text): run(session, request) { try $0.dm(user, text: text) }
@@ -67,7 +75,7 @@ extension Hub {
         let tag = request.tag
         let hub = bound
         let clock = self.clock
-        session.beginCommand()
+        session.inFlight += 1
         database.submit({ db in
             let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status)
             var result = try work(context)
@@ -82,7 +90,7 @@ extension Hub {
                 let hub = hub.value
                 let outcome = result.mapError(AccountService.clientError)
                 if let session = hub.sessions[sessionID] {
-                    session.endCommand()
+                    session.inFlight -= 1
                     switch outcome {
                     case .success(let done): session.send(done.reply, tag: tag)
                     case .failure(let error): session.send(.error(error), tag: tag)
@@ -94,7 +102,10 @@ extension Hub {
                     if !done.closeUsers.isEmpty { hub.closeSessions(ofUsers: done.closeUsers, reason: done.closeReason) }
                     if let token = done.closeToken { hub.closeSessions(ofToken: token) }
                 }
-                if let session = hub.sessions[sessionID] { hub.processLines(of: session) }
+                if let session = hub.sessions[sessionID] {
+                    session.updateReading()
+                    hub.processLines(of: session)
+                }
             }
         }
     }

@@ -148,7 +148,7 @@ final class Hub: ConnectionDelegate {
         loop.schedule(after: seconds) { [weak self, weak session] in
             guard let self, let session, session.connection.isOpen else { return }
             let idle = Double(MonotonicTime.nanoseconds() - session.lastActivity) / 1e9
-            if idle >= self.configuration.idleTimeout && !session.busy {
+            if idle >= self.configuration.idleTimeout && session.isIdle {
                 session.send(.error(.slowDown("idle for \(Int(idle)) s; closing (PING keeps a session open)")), tag: nil)
                 session.connection.closeAfterFlush()
             } else {
@@ -195,33 +195,60 @@ final class Hub: ConnectionDelegate {
     /// Handles complete lines until the session waits on a command or runs out of them.
     func processLines(of session: Session) {
         while !session.busy && !session.draining && !session.rateLimited && session.connection.isOpen {
-            let now = MonotonicTime.nanoseconds()
-            // A line costs a token only once it is complete; check before taking it out.
-            guard session.framer.hasCompleteLine else { break }
-            guard session.takeToken(rate: configuration.rate, burst: configuration.burst, now: now) else {
-                waitForToken(session)
+            let line: PendingLine
+            if let held = session.held {
+                line = held
+                session.held = nil
+            } else {
+                let now = MonotonicTime.nanoseconds()
+                // A line costs a token only once it is complete; check before taking it out.
+                guard session.framer.hasCompleteLine else { break }
+                guard session.takeToken(rate: configuration.rate, burst: configuration.burst, now: now) else {
+                    waitForToken(session)
+                    break
+                }
+                guard let frame = session.framer.next() else { break }
+                session.receivedFirstLine = true
+                session.lastActivity = now
+                guard let understood = understand(frame, for: session) else { continue }
+                line = understood
+            }
+            // Household commands may overlap; anything else waits for them, so replies keep
+            // request order.
+            let overlaps = isHousehold(line, for: session)
+            if session.inFlight > 0 && (!overlaps || session.inFlight >= Session.maxInFlight) {
+                session.held = line
+                session.updateReading()
                 break
             }
-            guard let frame = session.framer.next() else { break }
-            session.receivedFirstLine = true
-            session.lastActivity = now
-            switch frame {
-            case .tooLong:
-                session.send(.error(.tooLong("line longer than \(configuration.maxLine) bytes; discarded")), tag: nil)
-            case .line(let bytes) where session.account == nil && bytes.count > Self.preLoginMaxLine:
-                // Strangers get a small budget: no command before login needs more.
-                session.send(.error(.tooLong("before login, lines are at most \(Self.preLoginMaxLine) bytes")), tag: nil)
-            case .line(let bytes):
-                switch RequestParser.parse(bytes) {
-                case .empty:
-                    continue
-                case .failure(let tag, let error):
-                    session.send(.error(error), tag: tag)
-                case .request(let request):
-                    handle(request, from: session)
-                }
+            switch line {
+            case .reply(let reply, let tag): session.send(reply, tag: tag)
+            case .request(let request): handle(request, from: session)
             }
         }
+    }
+
+    /// A frame as a reply to send or a request to run; nil for an empty line.
+    private func understand(_ frame: LineFramer.Frame, for session: Session) -> PendingLine? {
+        switch frame {
+        case .tooLong:
+            return .reply(.error(.tooLong("line longer than \(configuration.maxLine) bytes; discarded")), tag: nil)
+        case .line(let bytes) where session.account == nil && bytes.count > Self.preLoginMaxLine:
+            // Strangers get a small budget: no command before login needs more.
+            return .reply(.error(.tooLong("before login, lines are at most \(Self.preLoginMaxLine) bytes")), tag: nil)
+        case .line(let bytes):
+            switch RequestParser.parse(bytes) {
+            case .empty: return nil
+            case .failure(let tag, let error): return .reply(.error(error), tag: tag)
+            case .request(let request): return .request(request)
+            }
+        }
+    }
+
+    /// Runs as a database job with no effect on the session itself.
+    private func isHousehold(_ line: PendingLine, for session: Session) -> Bool {
+        guard case .request(let request) = line, session.account != nil else { return false }
+        return Self.householdCommand(request.command)
     }
 
     /// Out of tokens: stop reading until one is back, then carry on with buffered lines.
@@ -285,7 +312,7 @@ final class Hub: ConnectionDelegate {
 
     private func waitForQuiet(deadline: UInt64, done: @escaping () -> Void) {
         let now = MonotonicTime.nanoseconds()
-        if sessions.values.contains(where: { $0.busy }) && now < deadline {
+        if sessions.values.contains(where: { !$0.isIdle }) && now < deadline {
             loop.schedule(after: 0.01) { [self] in waitForQuiet(deadline: deadline, done: done) }
             return
         }

@@ -15,8 +15,17 @@ final class Session {
     var account: AccountRecord?
     /// The bot token this session logged in with, so revoking it can close the session.
     var tokenID: Int64?
-    /// A command is waiting for a worker or the database.
+    /// A command that changes the session (a login) is waiting for a worker or the
+    /// database: nothing else runs until it is answered.
     private(set) var busy = false
+    /// Household commands sent to the database and not yet answered. They may overlap:
+    /// the database runs them in order and their replies come back in order, so a client
+    /// that pipelines gets its writes committed together.
+    var inFlight = 0
+    static let maxInFlight = 64
+    /// A line already read that must wait: a reply that would overtake in-flight
+    /// commands, or a command over the in-flight cap.
+    var held: PendingLine?
     /// The server is shutting down: no new commands are taken.
     var draining = false
     /// Monotonic time of the last request line (for the idle timeout).
@@ -80,9 +89,12 @@ final class Session {
         max(0.001, (1 - tokens) / rate)
     }
 
+    /// Nothing in flight and nothing held: the session is between commands.
+    var isIdle: Bool { !busy && inFlight == 0 && held == nil }
+
     /// Reads only while nothing holds the session back.
     func updateReading() {
-        if busy || rateLimited || draining {
+        if busy || rateLimited || draining || held != nil {
             connection.pauseReading()
         } else {
             connection.resumeReading()
@@ -92,3 +104,10 @@ final class Session {
 
 @available(*, unavailable)
 extension Session: Sendable {}
+
+/// A line that has been read and understood, waiting for its turn.
+enum PendingLine {
+    /// An answer that needs no work (a syntax error, a 413).
+    case reply(Reply, tag: String?)
+    case request(Request)
+}

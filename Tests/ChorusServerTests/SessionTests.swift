@@ -97,6 +97,36 @@ import Testing
         #expect(try client.reply().last == "@w OK pipe")
     }
 
+    /// Pipelined room commands overlap on the server, yet every reply comes back in
+    /// request order, mixed with commands that answer at once and with syntax errors.
+    @Test func pipelinedHouseholdCommandsKeepOrder() throws {
+        let server = try TestServer()
+        let client = try server.user("orderly")
+        #expect(try client.last("ROOM CREATE Flat").hasPrefix("OK created Flat (#1)"))
+        var lines: [String] = []
+        var expected: [String] = []
+        for index in 0..<150 {
+            switch index % 5 {
+            case 0, 1, 2:
+                lines.append("@s\(index) SAY 1 message \(index)")
+                expected.append("@s\(index) OK said in Flat")
+            case 3:
+                lines.append("@p\(index) PING \(index)")
+                expected.append("@p\(index) OK PONG \(index)")
+            default:
+                lines.append("@e\(index) SAY")
+                expected.append("@e\(index) ERR 400 missing R; usage: SAY R TEXT...")
+            }
+        }
+        lines.append("@h HISTORY 1 200")
+        try client.connection.sendRaw(Array(lines.map { $0 + "\r\n" }.joined().utf8))
+        for line in expected { #expect(try client.reply().last == line) }
+        let history = try client.reply()
+        #expect(history.last == "@h OK 90 messages in Flat")
+        #expect(history.dropLast().map { $0.split(separator: " ").last.map(String.init) ?? "" }
+            == (0..<150).filter { $0 % 5 < 3 }.map(String.init))
+    }
+
     /// QUIT answers OK and the server closes the connection.
     @Test func quitClosesAfterReplying() throws {
         let server = try TestServer()
