@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "CLinux.h"
+#include <string.h>
 
 int clinux_accept_nonblocking(int fd, struct sockaddr *addr, socklen_t *len) {
     return accept4(fd, addr, len, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -7,21 +8,29 @@ int clinux_accept_nonblocking(int fd, struct sockaddr *addr, socklen_t *len) {
 
 int clinux_errno(void) { return errno; }
 
-static void shutdown_set(sigset_t *set) {
-    sigemptyset(set);
-    sigaddset(set, SIGTERM);
-    sigaddset(set, SIGINT);
-    sigaddset(set, SIGHUP);
+static int shutdown_pipe_write = -1;
+
+static void shutdown_signal_handler(int signo) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signo;
+    // write(2) is async-signal-safe; a full pipe just drops the byte (a signal is pending already).
+    (void)!write(shutdown_pipe_write, &byte, 1);
+    errno = saved;
 }
 
-int clinux_block_shutdown_signals(void) {
-    sigset_t set;
-    shutdown_set(&set);
-    return pthread_sigmask(SIG_BLOCK, &set, NULL);
-}
-
-int clinux_shutdown_signalfd(void) {
-    sigset_t set;
-    shutdown_set(&set);
-    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+int clinux_shutdown_signal_pipe(void) {
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+    fcntl(fds[1], F_SETFL, O_NONBLOCK);
+    shutdown_pipe_write = fds[1];
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = shutdown_signal_handler;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    if (sigaction(SIGTERM, &action, NULL) != 0 || sigaction(SIGINT, &action, NULL) != 0 ||
+        sigaction(SIGHUP, &action, NULL) != 0) {
+        return -1;
+    }
+    return fds[0];
 }

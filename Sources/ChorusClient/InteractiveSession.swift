@@ -62,10 +62,9 @@ public final class InteractiveSession {
     public func run() throws(ClientFailure) -> Int32 {
         defer { input.finish() }
         try connect()
-        // From here on Ctrl-C on a pipe session, SIGTERM and SIGHUP are read from a signalfd,
-        // so the terminal is left as it was; before, they simply end the program.
-        _ = clinux_block_shutdown_signals()
-        let signals = clinux_shutdown_signalfd()
+        // From here on Ctrl-C on a pipe session, SIGTERM and SIGHUP arrive as a byte on a
+        // pipe, so the terminal is left as it was; before, they simply end the program.
+        let signals = clinux_shutdown_signal_pipe()
         input.start()
         while exitStatus == nil {
             try drainServer()
@@ -99,10 +98,9 @@ public final class InteractiveSession {
 
     /// 128 + the signal's number, as shells report a death by signal.
     private func signalStatus(_ descriptor: Int32) -> Int32 {
-        var info = [UInt8](repeating: 0, count: 128)
-        let count = info.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        let number = count >= 4 ? info.withUnsafeBytes { $0.load(as: UInt32.self) } : UInt32(SIGINT)
-        return 128 + Int32(number)
+        var number: UInt8 = 0
+        let count = read(descriptor, &number, 1)
+        return 128 + (count == 1 ? Int32(number) : SIGINT)
     }
 
     /// Timers: the next reconnection attempt, and a keep-alive ping.

@@ -17,9 +17,13 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-// Block the shutdown signals before any thread exists, so every thread inherits the
-// mask and only the signalfd below sees them.
-_ = clinux_block_shutdown_signals()
+// Catch the shutdown signals first of all: from here on SIGTERM, SIGINT and SIGHUP
+// only write a byte to a pipe, which the main thread reads below.
+let signals = clinux_shutdown_signal_pipe()
+if signals < 0 {
+    FileHandle.standardError.write(Data("chorusd: cannot catch signals\n".utf8))
+    exit(2)
+}
 
 let action: Flags.Action
 do {
@@ -55,9 +59,6 @@ func serve(_ configuration: ServerConfiguration) {
         fail("\(error)")
     }
 
-    let signals = clinux_shutdown_signalfd()
-    guard signals >= 0 else { fail("cannot watch signals") }
-
     let server: Server
     do {
         server = try Server.start(configuration)
@@ -69,16 +70,11 @@ func serve(_ configuration: ServerConfiguration) {
     FileHandle.standardOutput.write(Data("chorusd 0.1 listening on \(configuration.host):\(server.port)\n".utf8))
 
     // The main thread has nothing else to do: it waits for SIGTERM or SIGINT.
-    var info = signalfd_siginfo()
+    var signal: UInt8 = 0
     while true {
-        let count = read(signals, &info, MemoryLayout<signalfd_siginfo>.size)
-        if count < 0 && clinux_errno() == EAGAIN {
-            var poll = pollfd(fd: signals, events: Int16(POLLIN), revents: 0)
-            _ = Glibc.poll(&poll, 1, -1)
-            continue
-        }
-        guard count == MemoryLayout<signalfd_siginfo>.size else { continue }
-        if Int32(info.ssi_signo) == SIGHUP {
+        let count = read(signals, &signal, 1)
+        guard count == 1 else { continue }
+        if Int32(signal) == SIGHUP {
             do {
                 try server.reloadCertificates()
                 let fingerprint = (try? CertificateFingerprint.sha256(pemFile: configuration.certificatePath)) ?? "?"
@@ -88,7 +84,7 @@ func serve(_ configuration: ServerConfiguration) {
             }
             continue
         }
-        Log.info("signal \(info.ssi_signo): shutting down")
+        Log.info("signal \(signal): shutting down")
         break
     }
     server.shutDown()

@@ -22,8 +22,9 @@
 int clinux_accept_nonblocking(int fd, struct sockaddr *addr, socklen_t *len);
 // The calling thread's errno (Swift cannot read the TLS variable directly on all setups).
 int clinux_errno(void);
-// Blocks SIGTERM, SIGINT and SIGHUP in the calling thread (and threads it later creates).
-int clinux_block_shutdown_signals(void);
-// A signalfd that reports SIGTERM, SIGINT and SIGHUP.
-int clinux_shutdown_signalfd(void);
+// Catches SIGTERM, SIGINT and SIGHUP with a handler that only writes the signal's
+// number as one byte to a pipe, and returns the pipe's read end (-1 on failure).
+// Unlike a signal mask plus signalfd, this works whichever thread the kernel picks,
+// including threads a runtime started before main (sanitizers do).
+int clinux_shutdown_signal_pipe(void);
 #endif
