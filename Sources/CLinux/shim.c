@@ -32,5 +32,14 @@ int clinux_shutdown_signal_pipe(void) {
         sigaction(SIGHUP, &action, NULL) != 0) {
         return -1;
     }
+    // A parent may have started us with these blocked (libdispatch's worker threads block
+    // signals, and a child inherits the mask): unblock them here, for this thread and the
+    // threads it starts, or they would stay pending forever.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     return fds[0];
 }
