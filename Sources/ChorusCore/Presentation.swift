@@ -93,6 +93,22 @@ public struct Presentation: Sendable {
         return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] " + padded + "%"
     }
 
+    /// The time left before the due date as a bar that empties: from the task's start (or
+    /// the day it was made) to its due date. "days left [######----] 6 of 10"; nil
+    /// without a due date or once done.
+    public func daysLeftBar(_ task: TaskRecord, width: Int = 10) -> String? {
+        guard !task.done, let due = task.due.flatMap(When.init(stored:)), let left = due.daysLeft(now: now, calendar: calendar),
+              let dueMoment = due.dueInstant(calendar: calendar) else { return nil }
+        let begin = task.start.flatMap(When.init(stored:))?.instant(dateOnlyAt: 0, 0, calendar: calendar)
+            ?? When.utcInstant(task.created) ?? now
+        let total = max(1, calendar.dateComponents([.day], from: calendar.startOfDay(for: begin),
+                                                   to: calendar.startOfDay(for: dueMoment)).day ?? 1)
+        let remaining = min(total, max(0, left))
+        let filled = (remaining * width + total / 2) / total
+        let bar = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
+        return left < 0 ? "days left \(bar) none — \(-left) overdue" : "days left \(bar) \(remaining) of \(total)"
+    }
+
     /// "due Tue 1 Dec (in 2 days)", "due today", "2 days overdue", "done".
     public func dueText(_ task: TaskRecord) -> String {
         if task.done { return "done" }

@@ -33,6 +33,7 @@ extension CommandContext {
         let comments = try db.comments(onTask: id, room: task.room)
         var body = [present.taskLine(task)]
         body.append("    created by \(task.creator) \(task.created)" + (task.doneBy.map { " · done by \($0) \(task.doneAt ?? "")" } ?? ""))
+        if let days = present.daysLeftBar(task) { body.append("    " + days) }
         if task.points != 1 { body.append("    points \(task.points)") }
         if let notes = task.notes { body.append("    notes: \(notes)") }
         if let start = task.start { body.append("    start \(start)" + (task.estimate.map { " · estimate \($0) days" } ?? "")) }

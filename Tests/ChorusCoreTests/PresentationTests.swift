@@ -42,6 +42,19 @@ import Testing
         #expect(present.dueText(task(done: true)) == "done")
     }
 
+    /// The days-left bar empties from the start to the due date.
+    @Test func daysLeftBar() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let present = Presentation(now: Date(timeIntervalSince1970: 1_796_040_000), calendar: calendar) // 2026-11-30 12:00 UTC
+        var planned = task(due: "2026-12-06")
+        planned.start = "2026-11-26"
+        #expect(present.daysLeftBar(planned) == "days left [######----] 6 of 10")
+        #expect(present.daysLeftBar(task(due: "2026-11-28"))?.hasPrefix("days left [----------] none") == true)
+        #expect(present.daysLeftBar(task(done: true, due: "2026-12-06")) == nil)
+        #expect(present.daysLeftBar(task()) == nil)
+    }
+
     /// The JSON shape carries the contract's fields, with a parent's computed progress.
     @Test func taskShape() throws {
         let shape = Presentation(now: now).task(task(progress: 10, computed: 55))

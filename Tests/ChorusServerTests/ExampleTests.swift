@@ -75,6 +75,46 @@ import Testing
         #expect(history.compactMap { $0["text"] as? String } == ["Thanks alice for finishing Bins!", "Thanks alice for finishing Dishes!"])
     }
 
+    /// The cron reminder posts into the room with a bot token through the real `chorus`
+    /// binary, and exits 0; with a wrong room it exits 1.
+    @Test func cronReminderPosts() throws {
+        let server = try TestServer()
+        let alice = try server.device("alice")
+        let bot = try server.device("housebot")
+        let room = id(try alice.ok("ROOM CREATE Flat")["room"])
+        try alice.ok("ROOM ADD \(room) housebot")
+        let secret = try #require(try bot.ok("TOKEN CREATE cron")["token"] as? String)
+        let directory = try TemporaryDirectory()
+        let tokenFile = directory.path + "/bot.token"
+        #expect(FileManager.default.createFile(atPath: tokenFile, contents: Data((secret + "\n").utf8)))
+        _ = try alice.drain()
+
+        func remind(_ room: String) throws -> Int32 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = [Self.examples.appendingPathComponent("bins-reminder.sh").path, "Bins go out tonight"]
+            var environment = ProcessInfo.processInfo.environment
+            environment["CHORUS"] = ProcessTests.chorusd.replacingOccurrences(of: "/chorusd", with: "/chorus")
+            environment["CHORUS_TOKEN_FILE"] = tokenFile
+            environment["CHORUS_ROOM"] = room
+            environment["CHORUS_PORT"] = String(server.port)
+            environment["CHORUS_TRUST"] = "--ca \(server.certificatePath)"
+            environment["HOME"] = directory.path
+            environment["XDG_CONFIG_HOME"] = directory.path
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(try remind("Flat") == 0)
+        let event = try alice.event()
+        #expect(object(event["message"])["text"] as? String == "Bins go out tonight")
+        #expect(object(event["message"])["from"] as? String == "housebot")
+        #expect(try remind("Nowhere") == 1)
+    }
+
     /// Reads the pipe until a line contains `text` (the pipe stays open for later reads).
     private func waitForLine(containing text: String, in pipe: Pipe, timeout: Double = 30) throws {
         let deadline = Date().addingTimeInterval(timeout)

@@ -103,6 +103,22 @@ import Testing
         #expect(third.events.isEmpty)
     }
 
+    /// What came due while the server was down is sent when it starts again: to whoever
+    /// is connected then, and at login to the others.
+    @Test func noticesOwedDuringDowntimeGoOutAtStart() throws {
+        let (server, clock, alice, _, _, room) = try household()
+        try alice.ok("TASK ADD \(room) Bins due=+1h assign=bob")
+        try server.restart()
+        clock.advance(by: 3 * 3600)
+        // Started again, nobody connected yet: the overdue notice waits for each login.
+        server.server?.checkNotices()
+        let carol = try server.client()
+        #expect(try carol.call("LOGIN carol \"\(defaultPassword)\"").last?.hasPrefix("OK") == true)
+        let notice = try carol.nextEvent()
+        #expect(notice.hasPrefix("* overdue: #"))
+        #expect(notice.contains("Bins"))
+    }
+
     /// A task whose plan (start + estimate) has ended unfinished is flagged behind, once.
     @Test func behindSchedule() throws {
         let (server, clock, alice, bob, _, room) = try household()

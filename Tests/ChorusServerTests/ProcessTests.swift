@@ -19,8 +19,8 @@ import Testing
         private(set) var port = 0
         private(set) var stdoutLines: [String] = []
 
-        init(_ arguments: [String], in directory: String) throws {
-            process.executableURL = URL(fileURLWithPath: ProcessTests.chorusd)
+        init(_ arguments: [String], in directory: String, executable: String = ProcessTests.chorusd) throws {
+            process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
             process.currentDirectoryURL = URL(fileURLWithPath: directory)
             process.standardOutput = output
@@ -141,6 +141,42 @@ import Testing
         #expect(try again.last("WHOAMI") == "OK mona (server admin)")
         daemon.process.terminate()
         #expect(daemon.finish().status == 0)
+    }
+
+    /// Out of file descriptors, chorusd pauses accepting instead of spinning or crashing,
+    /// and takes new connections again once some close.
+    @Test func survivesRunningOutOfDescriptors() throws {
+        let directory = try TemporaryDirectory()
+        let chorusd = Self.chorusd
+        let daemon = try Daemon(["-c", "ulimit -n 48 && exec \"$0\" --port 0 --scrypt-log-n 10 --max-per-ip 0", chorusd],
+                                in: directory.path, executable: "/bin/sh")
+        #expect(try daemon.waitUntilListening())
+        var sockets: [Int32] = []
+        for _ in 0..<80 {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(daemon.port).bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            sockets.append(fd)
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(daemon.process.isRunning)
+        for fd in sockets { close(fd) }
+        // Accepting resumes: a real client gets in within a few tries.
+        var client: TestClient?
+        for _ in 0..<60 where client == nil {
+            client = try? TestClient(port: daemon.port, certificatePath: directory.path + "/certs/server.crt")
+            if client == nil { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(try client?.last("PING") == "OK PONG")
+        daemon.process.terminate()
+        let result = daemon.finish()
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("pausing accepts"), "the descriptor limit was never reached: \(result.stderr)")
     }
 
     /// --help and --version print and exit 0.
