@@ -16,9 +16,10 @@ extension Hub {
         guard let next else { return }
         let delay = min(max(0, next.timeIntervalSince(clock.now())), Self.longestNoticeSleep)
         // A second of slack: due times are whole seconds.
-        noticeTimer = loop.schedule(after: delay + (delay > 0 ? 0.5 : 0)) { [weak self] in
-            self?.noticeTimer = nil
-            self?.checkNotices()
+        // unowned: the hub owns the loop, and the loop drops its timers when it stops.
+        noticeTimer = loop.schedule(after: delay + (delay > 0 ? 0.5 : 0)) { [unowned self] in
+            noticeTimer = nil
+            checkNotices()
         }
     }
 

@@ -145,8 +145,9 @@ final class Hub: ConnectionDelegate {
     /// Closes a session that has said nothing for `--idle-timeout` seconds. The timer is
     /// re-armed lazily: activity only moves a timestamp.
     private func scheduleIdleCheck(_ session: Session, after seconds: Double) {
-        loop.schedule(after: seconds) { [weak self, weak session] in
-            guard let self, let session, session.connection.isOpen else { return }
+        // unowned self: the hub owns the loop, and the loop drops its timers when it stops.
+        loop.schedule(after: seconds) { [unowned self, weak session] in
+            guard let session, session.connection.isOpen else { return }
             let idle = Double(MonotonicTime.nanoseconds() - session.lastActivity) / 1e9
             if idle >= self.configuration.idleTimeout && session.isIdle {
                 session.send(.error(.slowDown("idle for \(Int(idle)) s; closing (PING keeps a session open)")), tag: nil)
@@ -255,8 +256,8 @@ final class Hub: ConnectionDelegate {
     private func waitForToken(_ session: Session) {
         session.rateLimited = true
         session.updateReading()
-        loop.schedule(after: session.secondsUntilToken(rate: configuration.rate)) { [weak self, weak session] in
-            guard let self, let session else { return }
+        loop.schedule(after: session.secondsUntilToken(rate: configuration.rate)) { [unowned self, weak session] in
+            guard let session else { return }
             session.rateLimited = false
             session.updateReading()
             self.processLines(of: session)
