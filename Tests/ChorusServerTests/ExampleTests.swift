@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// The bots in examples/ run against a real server.
-@Suite struct ExampleTests {
+/// A time limit turns a stuck subprocess into a failure instead of a stalled run.
+@Suite(.timeLimit(.minutes(3))) struct ExampleTests {
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples")
 

@@ -5,7 +5,8 @@ import Testing
 
 /// The `chorusd` executable as a user runs it: flags, the listening line, start-up
 /// errors with exit status 2, SIGTERM, the admin command and the default certificate.
-@Suite struct ProcessTests {
+/// A time limit turns a stuck subprocess into a failure instead of a stalled run.
+@Suite(.timeLimit(.minutes(3))) struct ProcessTests {
     /// The built chorusd sits next to the test bundle.
     static var chorusd: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("chorusd").path

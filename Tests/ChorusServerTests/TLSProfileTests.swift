@@ -3,7 +3,8 @@ import Testing
 
 /// The TLS profile checked by an outside scanner: sslyze, from PyPI, in a virtual
 /// environment the test makes under .build/ the first time.
-@Suite struct TLSProfileTests {
+/// A time limit turns a stuck scanner or installer into a failure instead of a stalled run.
+@Suite(.timeLimit(.minutes(10))) struct TLSProfileTests {
     static let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let venv = package.appendingPathComponent(".build/sslyze-venv")
