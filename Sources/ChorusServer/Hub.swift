@@ -227,6 +227,8 @@ final class Hub: ConnectionDelegate {
             case .request(let request): handle(request, from: session)
             }
         }
+        // A held line may have just been taken: reading resumes if nothing else holds it back.
+        session.updateReading()
     }
 
     /// A frame as a reply to send or a request to run; nil for an empty line.

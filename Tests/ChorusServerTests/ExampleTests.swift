@@ -7,27 +7,10 @@ import Testing
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples")
 
-    /// A free loopback port, so a restarted server can come back where the bot looks for it.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                _ = bind(fd, pointer, length)
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// The Python bot thanks whoever finishes a chore, live and, after the server comes
     /// back from a restart, for a chore finished while it was away (via SYNC).
     @Test func thankBotThanksAndCatchesUp() throws {
-        let port = try Self.freePort()
+        let port = try freePort()
         let directory = try TemporaryDirectory()
         let server = try TestServer(directory: directory) { $0.port = port }
         let alice = try server.device("alice")

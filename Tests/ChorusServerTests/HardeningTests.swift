@@ -94,17 +94,7 @@ import Testing
         let server = try TestServer { $0.handshakeTimeout = 2 }
         var stalled: [Int32] = []
         defer { stalled.forEach { close($0) } }
-        for _ in 0..<100 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(server.port).bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            stalled.append(fd)
-        }
+        for _ in 0..<100 { stalled.append(rawConnection(port: server.port)) }
         let client = try server.client()
         #expect(try client.last("PING") == "OK PONG")
         // The server hangs up on the stalled ones: a read sees the end.

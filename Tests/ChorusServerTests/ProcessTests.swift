@@ -153,17 +153,7 @@ import Testing
                                 in: directory.path, executable: "/bin/sh")
         #expect(try daemon.waitUntilListening())
         var sockets: [Int32] = []
-        for _ in 0..<80 {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(daemon.port).bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            sockets.append(fd)
-        }
+        for _ in 0..<80 { sockets.append(rawConnection(port: daemon.port)) }
         Thread.sleep(forTimeInterval: 0.5)
         #expect(daemon.process.isRunning)
         for fd in sockets { close(fd) }

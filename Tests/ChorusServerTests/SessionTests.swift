@@ -127,6 +127,20 @@ import Testing
             == (0..<150).filter { $0 % 5 < 3 }.map(String.init))
     }
 
+    /// After a line had to wait for pipelined room commands, the session goes on reading:
+    /// lines sent later are still answered.
+    @Test func readingResumesAfterAHeldLine() throws {
+        let server = try TestServer()
+        let client = try server.user("patient")
+        #expect(try client.last("ROOM CREATE Flat").hasPrefix("OK"))
+        for round in 0..<20 {
+            try client.connection.sendRaw(Array("@s\(round) SAY 1 hello\r\n@p\(round) PING\r\n".utf8))
+            #expect(try client.reply().last == "@s\(round) OK said in Flat")
+            #expect(try client.reply().last == "@p\(round) OK PONG")
+            #expect(try client.last("@w\(round) WHOAMI") == "@w\(round) OK patient")
+        }
+    }
+
     /// QUIT answers OK and the server closes the connection.
     @Test func quitClosesAfterReplying() throws {
         let server = try TestServer()

@@ -51,15 +51,7 @@ import Testing
     /// Garbage instead of a TLS handshake closes that socket and nothing else.
     @Test func plaintextGarbageIsDropped() throws {
         let server = try TestServer()
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(server.port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(connected == 0)
+        let fd = rawConnection(port: server.port)
         let junk = Array("HELLO I AM NOT TLS\r\n".utf8)
         _ = junk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         var buffer = [UInt8](repeating: 0, count: 256)
