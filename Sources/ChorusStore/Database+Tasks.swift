@@ -116,13 +116,18 @@ extension Database {
     }
 
     /// Writes every field a command may change.
-    /// Also stores when the scheduler should speak up about it; a notice already sent is
+    /// Also stores when the scheduler should speak up about it, and the progress to give
+    /// back if a finished task is reopened; a notice already sent is
     /// sent again only when its time moves (SET sees the row's old values).
     public func updateTask(_ task: TaskRecord) throws {
         let times = task.noticeTimes()
         func seconds(_ date: Date?) -> Statement.Value { date.map { .integer(Int64($0.timeIntervalSince1970.rounded(.down))) } ?? .null }
         try prepare("""
-            UPDATE tasks SET title = ?2, notes = ?3, done = ?4, progress = ?5, assignee = ?6, due = ?7, start = ?8,
+            UPDATE tasks SET title = ?2, notes = ?3, done = ?4,
+                             -- Finishing keeps the progress it had; reopening gives it back.
+                             reopen_progress = CASE WHEN ?4 = 1 AND done = 0 THEN progress ELSE reopen_progress END,
+                             progress = CASE WHEN ?4 = 0 AND done = 1 THEN coalesce(reopen_progress, ?5) ELSE ?5 END,
+                             assignee = ?6, due = ?7, start = ?8,
                              estimate = ?9, points = ?10, parent = ?11, repeat = ?12, rotate = ?13, remind = ?14,
                              done_at = ?15, done_by = ?16,
                              overdue_sent = CASE WHEN due_at IS ?17 THEN overdue_sent ELSE 0 END,

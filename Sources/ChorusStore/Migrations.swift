@@ -156,6 +156,10 @@ public enum Migrations {
           UNIQUE (user, label)
         ) STRICT;
         """,
+        // 5: the progress a task had when it was finished, so REOPEN can give it back.
+        """
+        ALTER TABLE tasks ADD COLUMN reopen_progress INTEGER;
+        """,
     ]
 }
 

@@ -133,7 +133,7 @@ import Testing
         try expectTasks(bob, "TASKS \(room) all", [])
     }
 
-    /// TASK DONE sets status done, progress 100 and done_at, moves the room's progress, and cannot be repeated; TASK REOPEN opens it again.
+    /// TASK DONE sets status done, progress 100 and done_at, moves the room's progress, and cannot be repeated; TASK REOPEN opens it again at the progress it had.
     @Test func doneAndReopen() throws {
         let (_, alice, bob, room) = try household()
         let trash = id(try alice.ok("TASK ADD \(room) \"Take out trash\"")["task"])
@@ -157,6 +157,9 @@ import Testing
         let reopened = object(try alice.ok("TASK REOPEN \(trash)")["task"])
         #expect(reopened["status"] as? String == "open")
         #expect(reopened["done_at"] is NSNull)
+        // It gets back the progress it had before it was finished.
+        #expect(reopened["progress"] as? Int == 40)
+        #expect(try roomProgress() == 20)
         #expect(try alice.code("TASK REOPEN \(trash)") == 409)
         try expectTasks(alice, "TASKS \(room) done", [])
         #expect(ids(try alice.ok("TASKS \(room)")).contains(trash))
