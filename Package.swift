@@ -20,13 +20,13 @@ let package = Package(
         // Pure layers.
         .target(name: "ChorusProtocol"),
         .target(name: "ChorusCore", dependencies: ["ChorusProtocol"]),
-        .target(name: "ChorusStore", dependencies: ["CSQLite", "ChorusCore", "ChorusLocking"]),
+        .target(name: "ChorusStore", dependencies: ["CSQLite", "CLinux", "ChorusCore", "ChorusLocking"]),
         .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
         .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
 
         // Wiring.
         .target(name: "ChorusServer", dependencies: [
-            "ChorusProtocol", "ChorusCore", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking",
+            "ChorusProtocol", "ChorusCore", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
         ]),
         .target(name: "ChorusClient", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"]),
         .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusCore", "ChorusCrypto", "CLinux"]),

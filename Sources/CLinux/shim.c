@@ -8,6 +8,13 @@ int clinux_accept_nonblocking(int fd, struct sockaddr *addr, socklen_t *len) {
 
 int clinux_errno(void) { return errno; }
 
+void clinux_set_thread_name(const char *name) {
+    char shortened[16];
+    strncpy(shortened, name, sizeof shortened - 1);
+    shortened[sizeof shortened - 1] = 0;
+    pthread_setname_np(pthread_self(), shortened);
+}
+
 static int shutdown_pipe_write = -1;
 
 static void shutdown_signal_handler(int signo) {

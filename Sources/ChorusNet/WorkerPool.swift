@@ -1,3 +1,4 @@
+import CLinux
 import Dispatch
 import Foundation
 import ChorusLocking
@@ -21,8 +22,12 @@ public final class WorkerPool: Sendable {
         self.maxPending = maxPending
         self.threadCount = max(1, threads)
         for index in 0..<threadCount {
-            let thread = Thread { [self] in self.work() }
-            thread.name = "\(name)-\(index)"
+            let threadName = "\(name)-\(index)"
+            let thread = Thread { [self] in
+                clinux_set_thread_name(threadName)
+                self.work()
+            }
+            thread.name = threadName
             thread.start()
         }
     }

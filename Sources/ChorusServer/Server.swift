@@ -1,3 +1,4 @@
+import CLinux
 import ChorusCore
 import ChorusCrypto
 import ChorusNet
@@ -86,6 +87,7 @@ public final class Server: Sendable {
         let finished = loopFinished
         let runningLoop = loop
         let thread = Thread {
+            clinux_set_thread_name("chorus-loop")
             runningLoop.run()
             finished.signal()
         }

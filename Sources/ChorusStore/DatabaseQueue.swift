@@ -1,3 +1,4 @@
+import CLinux
 import ChorusCore
 import Dispatch
 import Foundation
@@ -30,7 +31,10 @@ public final class DatabaseQueue: Sendable {
         self.path = path
         let worker = QueueWorker(maxBatchSize: Self.maxBatchSize)
         self.worker = worker
-        let thread = Thread { worker.run(path: path, prepare: prepare) }
+        let thread = Thread {
+            clinux_set_thread_name("chorus-db")
+            worker.run(path: path, prepare: prepare)
+        }
         thread.name = "chorus-db"
         thread.start()
         worker.started.wait()

@@ -22,6 +22,9 @@
 int clinux_accept_nonblocking(int fd, struct sockaddr *addr, socklen_t *len);
 // The calling thread's errno (Swift cannot read the TLS variable directly on all setups).
 int clinux_errno(void);
+// Names the calling thread for the kernel (top -H, /proc/PID/task/*/comm); at most 15
+// characters are kept. Foundation's Thread.name does not reach the kernel on Linux.
+void clinux_set_thread_name(const char *name);
 // Catches SIGTERM, SIGINT and SIGHUP with a handler that only writes the signal's
 // number as one byte to a pipe, and returns the pipe's read end (-1 on failure).
 // Unlike a signal mask plus signalfd, this works whichever thread the kernel picks,
