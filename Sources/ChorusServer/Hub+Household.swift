@@ -102,10 +102,7 @@ extension Hub {
                     if !done.closeUsers.isEmpty { hub.closeSessions(ofUsers: done.closeUsers, reason: done.closeReason) }
                     if let token = done.closeToken { hub.closeSessions(ofToken: token) }
                 }
-                if let session = hub.sessions[sessionID] {
-                    session.updateReading()
-                    hub.processLines(of: session)
-                }
+                if let session = hub.sessions[sessionID] { hub.processLines(of: session) }
             }
         }
     }

@@ -32,19 +32,13 @@ enum HandshakeWorkload {
         var report = BenchReport(workload: "handshake")
         report.tls = issued.tls
         report.parameters = [("loops", .int(loops)), ("seconds", .number(options.seconds, digits: 1)), ("mode", .string("text"))]
-        report.results = [
-            ("sessions", .int(total.completed)),
-            ("failures", .int(total.failures)),
-            ("seconds", .number(total.seconds, digits: 3)),
-            ("sessions_per_s", .number(total.perSecond, digits: 0)),
-            ("session_latency_ms", total.latency.json),
-        ]
+        report.results = total.reportFields(counted: "sessions", rate: "sessions_per_s", latency: "session_latency_ms")
         report.cost = CPUCost(from: before, to: after)
         report.summary = [
             "\(loops) loops of connect + TLS + AUTH + QUIT: \(total.completed) sessions in \(String(format: "%.2f", total.seconds)) s = \(String(format: "%.0f", total.perSecond)) /s",
             "per session: \(total.latency.summary)",
         ]
-        if let failure = total.firstFailure { report.problem("\(total.failures) failures; first: \(failure)") }
+        total.noteFailures(in: &report)
         return report
     }
 }

@@ -1,3 +1,5 @@
+import ChorusProtocol
+
 /// Counts and times of one kind of round trip (a session set up, a write acknowledged, a
 /// login) on one loop; merged across loops at the end.
 struct RoundTripTally: Sendable {
@@ -41,5 +43,22 @@ struct RoundTripTally: Sendable {
 
     var perSecond: Double {
         seconds > 0 ? Double(completed) / seconds : 0
+    }
+
+    /// The report fields every round-trip workload prints: count, failures, duration,
+    /// rate and latency, under the workload's own names for the count and the rate.
+    func reportFields(counted: String, rate: String, latency: String) -> [(String, JSONValue)] {
+        [
+            (counted, .int(completed)),
+            ("failures", .int(failures)),
+            ("seconds", .number(seconds, digits: 3)),
+            (rate, .number(perSecond, digits: 0)),
+            (latency, self.latency.json),
+        ]
+    }
+
+    /// Notes the failures, if any, as the report's problem.
+    func noteFailures(in report: inout BenchReport) {
+        if let firstFailure { report.problem("\(failures) failures; first: \(firstFailure)") }
     }
 }

@@ -31,19 +31,13 @@ enum WritesWorkload {
         report.parameters = [
             ("clients", .int(options.clients)), ("window", .int(window)), ("seconds", .number(options.seconds, digits: 1)),
         ]
-        report.results = [
-            ("writes", .int(total.completed)),
-            ("failures", .int(total.failures)),
-            ("seconds", .number(total.seconds, digits: 3)),
-            ("writes_per_s", .number(total.perSecond, digits: 0)),
-            ("latency_ms", total.latency.json),
-        ]
+        report.results = total.reportFields(counted: "writes", rate: "writes_per_s", latency: "latency_ms")
         report.cost = CPUCost(from: before, to: after)
         report.summary = [
             "\(options.clients) clients × window \(window) of TASK PROGRESS: \(total.completed) acknowledged writes in \(String(format: "%.2f", total.seconds)) s = \(String(format: "%.0f", total.perSecond)) /s",
             "latency: \(total.latency.summary)",
         ]
-        if let failure = total.firstFailure { report.problem("\(total.failures) failures; first: \(failure)") }
+        total.noteFailures(in: &report)
         return report
     }
 }
