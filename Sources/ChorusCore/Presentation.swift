@@ -145,9 +145,16 @@ public struct Presentation: Sendable {
     }
 
     /// "18:04" in the server's time zone.
+    /// Arithmetic on the zone's offset rather than `dateComponents` and `String(format:)`:
+    /// every chat line's text shows a clock, and those two showed in profiles.
     public func clock(_ date: Date) -> String {
-        let parts = calendar.dateComponents([.hour, .minute], from: date)
-        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        let offset = calendar.timeZone.secondsFromGMT(for: date)
+        let local = Int(date.timeIntervalSince1970.rounded(.down)) + offset
+        let minutes = local >= 0 ? local / 60 : (local - 59) / 60
+        let minuteOfDay = (minutes % 1440 + 1440) % 1440
+        let (hour, minute) = (minuteOfDay / 60, minuteOfDay % 60)
+        let digits: [UInt8] = [UInt8(48 + hour / 10), UInt8(48 + hour % 10), 58, UInt8(48 + minute / 10), UInt8(48 + minute % 10)]
+        return String(decoding: digits, as: UTF8.self)
     }
 
     public func clock(stored: String) -> String {

@@ -84,11 +84,7 @@ public final class ClientConnection {
     private func scheduleFlush() {
         guard state == .open, !flushScheduled else { return }
         flushScheduled = true
-        loop.atEndOfTurn { [weak self] in
-            guard let self else { return }
-            self.flushScheduled = false
-            self.flush()
-        }
+        loop.flushAtEndOfTurn(self)
     }
 
     private func flush() {
@@ -185,7 +181,7 @@ public final class ClientConnection {
         var rounds = 0
         while state == .open {
             if rounds == 16 {
-                loop.atEndOfTurn { [weak self] in self?.readAvailable() }
+                loop.atEndOfTurn { [self] in readAvailable() }
                 return
             }
             rounds += 1
@@ -259,6 +255,13 @@ public final class ClientConnection {
         outputStart = 0
         delegate?.clientConnectionDidClose(self, reason: reason)
         delegate = nil
+    }
+}
+
+extension ClientConnection: TurnFlushing {
+    func flushQueued() {
+        flushScheduled = false
+        flush()
     }
 }
 

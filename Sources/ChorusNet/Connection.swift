@@ -103,11 +103,7 @@ public final class Connection {
     private func scheduleFlush() {
         guard !flushScheduled else { return }
         flushScheduled = true
-        loop.atEndOfTurn { [weak self] in
-            guard let self else { return }
-            self.flushScheduled = false
-            self.flush()
-        }
+        loop.flushAtEndOfTurn(self)
     }
 
     private func flush() {
@@ -140,7 +136,7 @@ public final class Connection {
             outputPaused = false
             if state == .open && !readingPaused {
                 // Input that arrived meanwhile may already sit inside OpenSSL.
-                loop.atEndOfTurn { [weak self] in self?.readAvailable() }
+                loop.atEndOfTurn { [self] in readAvailable() }
             }
         }
         if state == .closing {
@@ -167,7 +163,7 @@ public final class Connection {
         updateInterest()
         // OpenSSL may already hold decrypted bytes that epoll will never announce.
         if state == .open && SSL_pending(ssl) > 0 {
-            loop.atEndOfTurn { [weak self] in self?.readAvailable() }
+            loop.atEndOfTurn { [self] in readAvailable() }
         }
     }
 
@@ -215,7 +211,7 @@ public final class Connection {
         var rounds = 0
         while state == .open && !readingPaused {
             if rounds == 16 {
-                loop.atEndOfTurn { [weak self] in self?.readAvailable() }
+                loop.atEndOfTurn { [self] in readAvailable() }
                 return
             }
             rounds += 1
@@ -272,6 +268,13 @@ public final class Connection {
         outputStart = 0
         delegate?.connectionDidClose(self, reason: reason)
         delegate = nil
+    }
+}
+
+extension Connection: TurnFlushing {
+    func flushQueued() {
+        flushScheduled = false
+        flush()
     }
 }
 

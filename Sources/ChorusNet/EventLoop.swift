@@ -26,6 +26,9 @@ public final class EventLoop: @unchecked Sendable {
     private var timerActions: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 0
     private var endOfTurn: [() -> Void] = []
+    /// Connections with output queued this turn: flushed before the other end-of-turn work,
+    /// without a closure (or a weak reference) per connection per turn.
+    private var pendingFlushes: [any TurnFlushing] = []
     private let inbox = Locked<[@Sendable () -> Void]>([])
     private var running = false
     /// The loop thread's pthread id (0 before `run`): atomic because any thread may ask `isOnLoop`.
@@ -132,6 +135,13 @@ public final class EventLoop: @unchecked Sendable {
         endOfTurn.append(work)
     }
 
+    /// Flushes `item` once this turn's socket events have been handled. The caller keeps
+    /// its own "already scheduled" flag, so each item is listed at most once per turn.
+    func flushAtEndOfTurn(_ item: any TurnFlushing) {
+        assertOnLoop()
+        pendingFlushes.append(item)
+    }
+
     // MARK: Running
 
     /// Runs the loop on the calling thread until `stop()`.
@@ -164,6 +174,7 @@ public final class EventLoop: @unchecked Sendable {
         // The loop is done: drop every closure it held, so nothing they captured (the
         // objects that own this loop, say) stays alive in a cycle.
         handlers.removeAll()
+        pendingFlushes.removeAll()
         timerActions.removeAll()
         timers = TimerHeap()
     }
@@ -178,7 +189,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func waitTimeoutMilliseconds() -> Int32 {
-        if !endOfTurn.isEmpty { return 0 }
+        if !endOfTurn.isEmpty || !pendingFlushes.isEmpty { return 0 }
         guard let next = timers.first else { return -1 }
         let now = MonotonicTime.nanoseconds()
         if next.deadline <= now { return 0 }
@@ -210,12 +221,22 @@ public final class EventLoop: @unchecked Sendable {
 
     private func runEndOfTurn() {
         // Work added while running (a flush that closes and schedules more) runs this turn too.
-        while !endOfTurn.isEmpty {
+        while !pendingFlushes.isEmpty || !endOfTurn.isEmpty {
+            if !pendingFlushes.isEmpty {
+                let items = pendingFlushes
+                pendingFlushes.removeAll(keepingCapacity: true)
+                for item in items { item.flushQueued() }
+            }
             let work = endOfTurn
             endOfTurn.removeAll(keepingCapacity: true)
             for item in work { item() }
         }
     }
+}
+
+/// An object that queues output during a turn and writes it all at the turn's end.
+protocol TurnFlushing: AnyObject {
+    func flushQueued()
 }
 
 /// A value that belongs to one event loop: it may be carried across threads, but only

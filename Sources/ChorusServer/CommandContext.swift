@@ -12,10 +12,35 @@ struct Caller: Sendable {
 struct Delivery: Sendable {
     let id: Int64
     let event: RenderedEvent
+    /// Each user once, in increasing order, so fan-out needs no set of its own.
     let audience: [Int64]
     /// A notice (overdue, reminder, behind): kept for audience members with no session,
     /// and delivered at their next login.
     var isNotice = false
+
+    init(id: Int64, event: RenderedEvent, audience: [Int64], isNotice: Bool = false) {
+        self.id = id
+        self.event = event
+        self.audience = Self.uniqued(audience)
+        self.isNotice = isNotice
+    }
+
+    /// Sorted without repeats. A room's member list arrives sorted, which keeps this linear.
+    static func uniqued(_ users: [Int64]) -> [Int64] {
+        var sorted = users
+        if !users.isSorted { sorted.sort() }
+        var kept = 0
+        for index in sorted.indices where kept == 0 || sorted[kept - 1] != sorted[index] {
+            sorted[kept] = sorted[index]
+            kept += 1
+        }
+        sorted.removeLast(sorted.count - kept)
+        return sorted
+    }
+}
+
+private extension Array where Element == Int64 {
+    var isSorted: Bool { zip(self, dropFirst()).allSatisfy { $0 <= $1 } }
 }
 
 /// What a household command produced: the reply, and events to fan out once committed.
@@ -60,11 +85,13 @@ final class CommandContext {
         self.caller = caller
         self.now = now
         self.present = Presentation(now: now)
+        self.timestamp = Timestamp.rfc3339(now)
         self.online = online
         self.status = status
     }
 
-    var timestamp: String { Timestamp.rfc3339(now) }
+    /// `now` as stored and sent (CONTRACT §5).
+    let timestamp: String
 
     // MARK: Events
 

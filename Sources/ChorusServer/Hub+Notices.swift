@@ -50,9 +50,11 @@ extension Hub {
     /// Notices kept while the user had no session, sent after the login reply.
     func sendPendingNotices(_ events: [StoredEvent], to session: Session) {
         guard !events.isEmpty else { return }
-        loop.atEndOfTurn { [weak session] in
+        let id = session.id
+        loop.atEndOfTurn { [unowned self] in
+            guard let session = sessions[id] else { return }
             for event in events {
-                session?.send(Event.storedRendering(id: event.id, name: event.name, at: event.at, by: event.by,
+                session.send(Event.storedRendering(id: event.id, name: event.name, at: event.at, by: event.by,
                                                     payload: event.payload, text: event.text))
             }
         }

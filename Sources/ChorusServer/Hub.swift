@@ -27,7 +27,7 @@ final class Hub: ConnectionDelegate {
     var loginThrottle = LoginThrottle()
     private(set) var sessions: [UInt64: Session] = [:]
     /// Logged-in sessions by account id: where fan-out looks recipients up.
-    private(set) var sessionsByUser: [Int64: Set<UInt64>] = [:]
+    private(set) var sessionsByUser: [Int64: [Session]] = [:]
     private var shuttingDown = false
 
     init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService, database: DatabaseQueue, clock: any Clock) {
@@ -68,8 +68,11 @@ final class Hub: ConnectionDelegate {
         }
         // A socket that never finishes TLS or never says anything is dropped.
         let timeout = configuration.handshakeTimeout
-        loop.schedule(after: timeout) { [weak session] in
-            guard let session, !session.receivedFirstLine else { return }
+        // Timers find the session by id: a weak reference would put every retain of the
+        // session on the runtime's slow path, and fan-out retains it per delivery.
+        let id = session.id
+        loop.schedule(after: timeout) { [unowned self] in
+            guard let session = sessions[id], !session.receivedFirstLine else { return }
             session.connection.close(reason: "no first line within \(Int(timeout)) s")
         }
     }
@@ -106,12 +109,12 @@ final class Hub: ConnectionDelegate {
     /// Logs a session in or out, keeping `sessionsByUser` in step.
     func setAccount(_ account: AccountRecord?, of session: Session) {
         if let old = session.account {
-            sessionsByUser[old.id]?.remove(session.id)
+            sessionsByUser[old.id]?.removeAll { $0 === session }
             if sessionsByUser[old.id]?.isEmpty == true { sessionsByUser[old.id] = nil }
         }
         session.account = account
         if account == nil { session.tokenID = nil }
-        if let account { sessionsByUser[account.id, default: []].insert(session.id) }
+        if let account { sessionsByUser[account.id, default: []].append(session) }
     }
 
     /// Sends each event to every session of its audience but the one that caused it.
@@ -121,14 +124,14 @@ final class Hub: ConnectionDelegate {
         if !deliveries.isEmpty { eventRate.record(deliveries.count) }
         var offline: [(user: Int64, event: Int64)] = []
         for delivery in deliveries {
-            for user in Set(delivery.audience) {
-                guard let ids = sessionsByUser[user] else {
+            for user in delivery.audience {
+                guard let recipients = sessionsByUser[user] else {
                     if delivery.isNotice { offline.append((user, delivery.id)) }
                     continue
                 }
                 // A notice is nobody's reply, so even the session whose command set it off hears it.
-                for id in ids where id != issuer || delivery.isNotice {
-                    sessions[id]?.send(delivery.event)
+                for session in recipients where session.id != issuer || delivery.isNotice {
+                    session.send(delivery.event)
                 }
             }
         }
@@ -146,8 +149,9 @@ final class Hub: ConnectionDelegate {
     /// re-armed lazily: activity only moves a timestamp.
     private func scheduleIdleCheck(_ session: Session, after seconds: Double) {
         // unowned self: the hub owns the loop, and the loop drops its timers when it stops.
-        loop.schedule(after: seconds) { [unowned self, weak session] in
-            guard let session, session.connection.isOpen else { return }
+        let id = session.id
+        loop.schedule(after: seconds) { [unowned self] in
+            guard let session = sessions[id], session.connection.isOpen else { return }
             let idle = Double(MonotonicTime.nanoseconds() - session.lastActivity) / 1e9
             if idle >= self.configuration.idleTimeout && session.isIdle {
                 session.send(.error(.slowDown("idle for \(Int(idle)) s; closing (PING keeps a session open)")), tag: nil)
@@ -171,8 +175,7 @@ final class Hub: ConnectionDelegate {
         let bye = Event(name: "bye", id: nil, at: clock.now(), by: nil, payload: [("reason", .string(reason))],
                         text: "bye — \(reason)").rendered()
         for user in users {
-            for id in sessionsByUser[user] ?? [] {
-                guard let session = sessions[id] else { continue }
+            for session in sessionsByUser[user] ?? [] {
                 setAccount(nil, of: session)
                 session.send(bye)
                 session.connection.closeAfterFlush()
@@ -258,8 +261,9 @@ final class Hub: ConnectionDelegate {
     private func waitForToken(_ session: Session) {
         session.rateLimited = true
         session.updateReading()
-        loop.schedule(after: session.secondsUntilToken(rate: configuration.rate)) { [unowned self, weak session] in
-            guard let session else { return }
+        let id = session.id
+        loop.schedule(after: session.secondsUntilToken(rate: configuration.rate)) { [unowned self] in
+            guard let session = sessions[id] else { return }
             session.rateLimited = false
             session.updateReading()
             self.processLines(of: session)

@@ -57,7 +57,7 @@ extension Database {
     }
 
     public func memberIDs(ofRoom room: Int64) throws -> [Int64] {
-        try prepare("SELECT user FROM members WHERE room = ?1").rows(.integer(room)) { $0.int(0) }
+        try prepare("SELECT user FROM members WHERE room = ?1 ORDER BY user").rows(.integer(room)) { $0.int(0) }
     }
 
     public func role(ofUser user: Int64, inRoom room: Int64) throws -> Role? {

@@ -156,7 +156,8 @@ public final class Database {
         savepointDepth += 1
         defer { savepointDepth -= 1 }
         let name = "chorus_sp\(savepointDepth)"
-        try execute("SAVEPOINT \(name)")
+        // Prepared and cached like any statement: every command runs inside one.
+        try prepare("SAVEPOINT \(name)").run()
         let result: T
         do {
             result = try body()
@@ -167,7 +168,7 @@ public final class Database {
             try? execute("RELEASE \(name)")
             throw error
         }
-        try execute("RELEASE \(name)")
+        try prepare("RELEASE \(name)").run()
         return result
     }
 

@@ -14,6 +14,23 @@ import Testing
                    doneAt: nil, doneBy: nil, computedProgress: computed)
     }
 
+    /// Chat lines carry the wall clock of the server's zone, zero-padded, across offsets
+    /// that are not whole hours and on both sides of midnight and of 1970.
+    @Test func clockFollowsTheZone() throws {
+        func clock(_ seconds: TimeInterval, _ zone: String) throws -> String {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = try #require(TimeZone(identifier: zone))
+            return Presentation(now: now, calendar: calendar).clock(Date(timeIntervalSince1970: seconds))
+        }
+        #expect(try clock(0, "UTC") == "00:00")
+        #expect(try clock(59, "UTC") == "00:00")
+        #expect(try clock(1_796_000_000, "UTC") == "00:53")
+        #expect(try clock(1_796_000_000, "Asia/Kolkata") == "06:23")
+        #expect(try clock(1_796_000_000, "America/New_York") == "19:53")
+        #expect(try clock(-1, "UTC") == "23:59")
+        #expect(try clock(-61, "UTC") == "23:58")
+    }
+
     /// Progress bars have ten cells and a right-aligned percentage.
     @Test func progressBars() {
         #expect(Presentation.bar(0) == "[----------]   0%")
