@@ -8,8 +8,11 @@ import ChorusLocking
 /// submission order. This is the only way the server touches the database while running.
 ///
 /// Group commit: the thread takes every job queued so far (up to `maxBatchSize`) as one
-/// batch and runs it inside one `BEGIN IMMEDIATE` transaction, each job in its own
-/// savepoint, so a job that throws undoes only its own changes and gets its own error.
+/// batch and runs it inside one `BEGIN IMMEDIATE` transaction. A job that throws undoes
+/// only its own changes and gets its own error: jobs run bare first, and if one fails
+/// after changing rows the batch is rolled back and run again with a savepoint per job
+/// (`QueueWorker.runTransaction`). So a job may run twice before it is reported: it must
+/// touch nothing but the database.
 /// One COMMIT (one fsync) then covers the whole batch, and only after it succeeded are
 /// the completions called, so "OK" is never sent for something not yet on disk. If the
 /// COMMIT fails, every job of the batch gets that error and nothing of it is kept.
@@ -53,8 +56,8 @@ public final class DatabaseQueue: Sendable {
         completion: @escaping @Sendable (Result<T, Error>) -> Void
     ) {
         worker.submit(QueueJob(
-            perform: { database in
-                let result = Result { try database.savepoint { try job(database) } }
+            perform: { database, guarded in
+                let result = Result { guarded ? try database.savepoint { try job(database) } : try job(database) }
                 let error: (any Error)? = if case .failure(let error) = result { error } else { nil }
                 return JobOutcome(error: error) { batchError in
                     completion(batchError.map { .failure($0) } ?? result)

@@ -8,8 +8,9 @@ import Glibc
 
 /// One submitted job, with its result type erased so jobs of any type share one queue.
 struct QueueJob: Sendable {
-    /// Runs the job in its own savepoint and returns how to report it once the batch ends.
-    let perform: @Sendable (Database) -> JobOutcome
+    /// Runs the job, in its own savepoint when `guarded`, and returns how to report it
+    /// once the batch ends.
+    let perform: @Sendable (_ database: Database, _ guarded: Bool) -> JobOutcome
     /// Reports a failure without running (the queue is shutting down or the batch could not start).
     let fail: @Sendable (any Error) -> Void
 }
@@ -158,14 +159,21 @@ final class QueueWorker: Sendable {
     private func run(_ batch: [QueueJob], on database: Database) {
         var next = 0
         while next < batch.count {
-            next = runTransaction(batch, from: next, on: database)
+            next = runTransaction(batch, from: next, guarded: false, on: database)
         }
     }
 
     /// Runs jobs from `start` inside one transaction and commits once; returns the index
     /// of the first job not yet handled (normally the end, earlier if SQLite rolled the
     /// transaction back under a job, in which case the rest get a fresh transaction).
-    private func runTransaction(_ batch: [QueueJob], from start: Int, on database: Database) -> Int {
+    ///
+    /// Unguarded, jobs run without savepoints: a savepoint makes SQLite copy every page
+    /// the job touches into a statement journal, and nearly every job either succeeds or
+    /// fails before writing. A job that fails after changing rows cannot be undone alone,
+    /// so then the whole transaction is rolled back and the batch runs again guarded,
+    /// each job in its own savepoint. Jobs only touch the database, so running one twice
+    /// before anything is committed or reported is harmless.
+    private func runTransaction(_ batch: [QueueJob], from start: Int, guarded: Bool, on database: Database) -> Int {
         do {
             try database.execute("BEGIN IMMEDIATE")
         } catch {
@@ -175,7 +183,12 @@ final class QueueWorker: Sendable {
         var outcomes: [JobOutcome] = []
         outcomes.reserveCapacity(batch.count - start)
         for index in start..<batch.count {
-            let outcome = batch[index].perform(database)
+            let changesBefore = database.totalChanges
+            let outcome = batch[index].perform(database, guarded)
+            if !guarded && outcome.error != nil && database.isInTransaction && database.totalChanges != changesBefore {
+                database.rollback()
+                return runTransaction(batch, from: start, guarded: true, on: database)
+            }
             outcomes.append(outcome)
             if !database.isInTransaction {
                 // Disk full, I/O error, or a job that ended the transaction itself: the

@@ -82,6 +82,38 @@ import Testing
         #expect(queue.batchCount - before == 2)  // the blocker's batch, then all three at once
     }
 
+    /// Jobs run without savepoints until one fails after writing: a job that fails before
+    /// writing costs its neighbours nothing, one that fails after writing makes the batch
+    /// run again (guarded), and either way each completion is called once with the truth.
+    @Test func failuresBeforeWritingDoNotRerunTheBatch() throws {
+        let runs = Collected<Int>()
+        let results = Collected<(Int, Bool)>()
+        func submitBatch(failing: Int, afterWriting: Bool) {
+            let release = block()
+            let done = DispatchGroup()
+            for n in 1...3 {
+                done.enter()
+                queue.submit({ db in
+                    runs.append(n)
+                    if n == failing && !afterWriting { throw ChorusError.notFound("nothing written") }
+                    try Self.insert("\(failing)-\(n)")(db)
+                    if n == failing { throw ChorusError.badValue("written, then failed") }
+                }, completion: { result in
+                    results.append((n, (try? result.get()) != nil))
+                    done.leave()
+                })
+            }
+            release.signal()
+            #expect(done.wait(timeout: .now() + 10) == .success)
+        }
+        submitBatch(failing: 2, afterWriting: false)
+        #expect(runs.all == [1, 2, 3])
+        submitBatch(failing: 3, afterWriting: true)
+        #expect(runs.all == [1, 2, 3, 1, 2, 3, 1, 2, 3])
+        #expect(results.all.map(\.1) == [true, false, true, true, true, false])
+        #expect(try committed() == ["2-1", "2-3", "3-1", "3-2"])
+    }
+
     /// A long queue is split into batches of at most maxBatchSize jobs.
     @Test func batchSizeCapped() throws {
         let release = block()
