@@ -46,6 +46,30 @@ public final class Connection {
     private var writeNeedsReadable = false
     private var interest: UInt32 = 0
 
+    /// Makes an accepted socket a TLS connection owned by `loop` (call on that loop) and
+    /// starts watching it. Nil when OpenSSL or epoll refuse; the socket is closed then.
+    public static func open(_ accepted: AcceptedSocket, on loop: EventLoop, maxQueuedBytes: Int) -> Connection? {
+        loop.assertOnLoop()
+        guard let ssl = accepted.tls.makeSession(fd: accepted.fd) else {
+            Glibc.close(accepted.fd)
+            return nil
+        }
+        let connection = Connection(id: accepted.id, fd: accepted.fd, ssl: ssl, peerHost: accepted.host, loop: loop,
+                                    readBuffer: loop.readBuffer, maxQueuedBytes: maxQueuedBytes)
+        do {
+            try connection.start()
+        } catch {
+            connection.close(reason: "cannot watch socket")
+            return nil
+        }
+        return connection
+    }
+
+    /// Closes a socket that will never become a connection (the server is full or closing).
+    public static func refuse(_ accepted: AcceptedSocket) {
+        Glibc.close(accepted.fd)
+    }
+
     init(id: UInt64, fd: Int32, ssl: OpaquePointer, peerHost: String, loop: EventLoop, readBuffer: ReadBuffer, maxQueuedBytes: Int) {
         self.id = id
         self.fd = fd

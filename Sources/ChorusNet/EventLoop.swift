@@ -29,6 +29,8 @@ public final class EventLoop: @unchecked Sendable {
     /// Connections with output queued this turn: flushed before the other end-of-turn work,
     /// without a closure (or a weak reference) per connection per turn.
     private var pendingFlushes: [any TurnFlushing] = []
+    /// The one scratch buffer this loop's connections read into.
+    let readBuffer = ReadBuffer()
     private let inbox = Locked<[@Sendable () -> Void]>([])
     private var running = false
     /// The loop thread's pthread id (0 before `run`): atomic because any thread may ask `isOnLoop`.

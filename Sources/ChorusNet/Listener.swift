@@ -1,8 +1,17 @@
 import CLinux
 import Foundation
 
-/// A listening TCP socket on an event loop that turns each accepted socket into a TLS
-/// `Connection` and hands it to `onAccept`.
+/// A socket just accepted, not yet TLS: it may be handed to another loop, which then
+/// makes it a `Connection` with `Connection.open`.
+public struct AcceptedSocket: Sendable {
+    public let id: UInt64
+    let fd: Int32
+    public let host: String
+    /// The certificate in use when it was accepted (SIGHUP may replace it later).
+    let tls: TLSServerContext
+}
+
+/// A listening TCP socket on an event loop that hands each accepted socket to `onAccept`.
 public final class Listener {
     public let port: Int
     private let fd: Int32
@@ -10,22 +19,19 @@ public final class Listener {
     /// New connections use this; `replaceTLS` swaps it (SIGHUP) without touching open ones,
     /// which keep a reference to the context they were made with.
     private var tls: TLSServerContext
-    private let readBuffer = ReadBuffer()
-    private let maxQueuedBytes: Int
-    private let onAccept: (Connection) -> Void
+    private let onAccept: (AcceptedSocket) -> Void
     private var nextConnectionID: UInt64 = 0
     private var paused = false
     private var closed = false
 
     /// Binds now (so a busy port fails at start); call `start()` on the loop thread.
-    public init(host: String, port: Int, loop: EventLoop, tls: TLSServerContext, maxQueuedBytes: Int,
-                onAccept: @escaping (Connection) -> Void) throws {
+    public init(host: String, port: Int, loop: EventLoop, tls: TLSServerContext,
+                onAccept: @escaping (AcceptedSocket) -> Void) throws {
         let bound = try Sockets.listen(host: host, port: port)
         self.fd = bound.fd
         self.port = bound.port
         self.loop = loop
         self.tls = tls
-        self.maxQueuedBytes = maxQueuedBytes
         self.onAccept = onAccept
     }
 
@@ -63,20 +69,8 @@ public final class Listener {
                 return
             }
             guard let accepted else { return }
-            guard let ssl = tls.makeSession(fd: accepted.fd) else {
-                Glibc.close(accepted.fd)
-                continue
-            }
             nextConnectionID += 1
-            let connection = Connection(id: nextConnectionID, fd: accepted.fd, ssl: ssl, peerHost: accepted.host,
-                                        loop: loop, readBuffer: readBuffer, maxQueuedBytes: maxQueuedBytes)
-            do {
-                try connection.start()
-            } catch {
-                connection.close(reason: "cannot watch socket")
-                continue
-            }
-            onAccept(connection)
+            onAccept(AcceptedSocket(id: nextConnectionID, fd: accepted.fd, host: accepted.host, tls: tls))
         }
     }
 

@@ -24,7 +24,7 @@ extension Hub {
     func login(name: String, password: String, session: Session, tag: String?) {
         let key = name.lowercased()
         let address = session.connection.peerHost
-        if let wait = loginThrottle.wait(name: key, address: address, now: clock.now()) {
+        if let wait = state.loginThrottle.withLock({ $0.wait(name: key, address: address, now: clock.now()) }) {
             session.send(.error(.slowDown("too many failed logins for \(key); try again in \(Int(wait.rounded(.up))) s")), tag: tag)
             return
         }
@@ -42,9 +42,9 @@ extension Hub {
                 }
             }
         } failed: { [unowned self] error in
-            if error.code == 401 { loginThrottle.recordFailure(name: key, address: address, now: clock.now()) }
+            if error.code == 401 { state.loginThrottle.withLock { $0.recordFailure(name: key, address: address, now: clock.now()) } }
         } finish: { [unowned self] session, login in
-            loginThrottle.recordSuccess(name: key, address: address)
+            state.loginThrottle.withLock { $0.recordSuccess(name: key, address: address) }
             setAccount(login.account, of: session)
             session.tokenID = nil
             sendPendingNotices(login.notices, to: session)

@@ -14,6 +14,31 @@ extension Hub {
         }
     }
 
+    /// Queues a household command's reply behind those committed before it.
+    func queueReply(_ reply: Reply, tag: String?, to session: UInt64, after gate: ReplyGate?) {
+        replyQueue.append(PendingReply(session: session, reply: reply, tag: tag, gate: gate))
+    }
+
+    /// Sends queued replies, oldest first, up to the first whose events other loops are
+    /// still writing; each sender may then go on with its next lines.
+    func releaseReplies() {
+        while replyQueueHead < replyQueue.count, replyQueue[replyQueueHead].gate?.isOpen ?? true {
+            let pending = replyQueue[replyQueueHead]
+            replyQueueHead += 1
+            guard let session = sessions[pending.session] else { continue }
+            session.inFlight -= 1
+            session.send(pending.reply, tag: pending.tag)
+            processLines(of: session)
+        }
+        if replyQueueHead == replyQueue.count {
+            replyQueue.removeAll(keepingCapacity: true)
+            replyQueueHead = 0
+        } else if replyQueueHead >= 1024 {
+            replyQueue.removeFirst(replyQueueHead)
+            replyQueueHead = 0
+        }
+    }
+
     func household(_ request: Request, from session: Session) {
         switch request.command {
         case .dm(let user, let text): run(session, request) { try $0.dm(user, text: text) }
@@ -69,12 +94,13 @@ extension Hub {
                      _ work: @escaping @Sendable (CommandContext) throws -> CommandResult) {
         guard let account = session.account else { return }
         let caller = Caller(id: account.id, name: account.name)
-        let online = needsLoopState ? Set(sessionsByUser.keys) : []
+        let online = needsLoopState ? state.onlineUsers : []
         let status = needsLoopState ? self.status : ServerStatus()
         let sessionID = session.id
         let tag = request.tag
         let hub = bound
         let clock = self.clock
+        let state = self.state
         session.inFlight += 1
         database.submit({ db in
             let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status)
@@ -86,23 +112,24 @@ extension Hub {
             }
             return result
         }) { result in
+            // On the database thread, just after the commit: every loop gets the events
+            // (this one after the reply), and the scheduler's loop any new notice time.
+            let outcome = result.mapError(AccountService.clientError)
+            let hubs = state.hubs
+            let fanOut = (try? outcome.get()).map { FanOut($0, issuer: sessionID, state: state, loops: hubs.count) }
+            let gate = fanOut?.send(to: hubs, replyingFrom: hub)
             hub.loop.execute {
                 let hub = hub.value
-                let outcome = result.mapError(AccountService.clientError)
-                if let session = hub.sessions[sessionID] {
-                    session.inFlight -= 1
-                    switch outcome {
-                    case .success(let done): session.send(done.reply, tag: tag)
-                    case .failure(let error): session.send(.error(error), tag: tag)
-                    }
+                let reply: Reply = switch outcome {
+                case .success(let done): done.reply
+                case .failure(let error): .error(error)
                 }
-                if case .success(let done) = outcome {
-                    hub.deliver(done.deliveries, except: sessionID)
-                    if case .some(let next) = done.nextNotice { hub.armNoticeTimer(at: next) }
-                    if !done.closeUsers.isEmpty { hub.closeSessions(ofUsers: done.closeUsers, reason: done.closeReason) }
-                    if let token = done.closeToken { hub.closeSessions(ofToken: token) }
-                }
-                if let session = hub.sessions[sessionID] { hub.processLines(of: session) }
+                hub.queueReply(reply, tag: tag, to: sessionID, after: gate)
+                hub.releaseReplies()
+                fanOut?.run(on: hub)
+            }
+            if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = hubs.first {
+                scheduler.loop.execute { scheduler.value.armNoticeTimer(at: next) }
             }
         }
     }

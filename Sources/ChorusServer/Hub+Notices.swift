@@ -28,16 +28,20 @@ extension Hub {
     func checkNotices() {
         let hub = bound
         let clock = self.clock
+        let state = self.state
         database.submit({ db in
             let context = CommandContext(db: db, caller: Caller(id: 0, name: "chorus"), now: clock.now(), online: [])
             try context.fireDueNotices()
             return CommandResult(reply: .ok(), deliveries: context.deliveries, nextNotice: .some(try context.nextNoticeTime()))
         }) { result in
+            if case .success(let done) = result {
+                let hubs = state.hubs
+                FanOut(done, issuer: nil, state: state, loops: hubs.count).send(to: hubs, replyingFrom: nil)
+            }
             hub.loop.execute {
                 let hub = hub.value
                 switch result {
                 case .success(let done):
-                    hub.deliver(done.deliveries, except: nil)
                     if case .some(let next) = done.nextNotice { hub.armNoticeTimer(at: next) }
                 case .failure(let error):
                     Log.info("scheduler: \(error); trying again in a minute")

@@ -3,10 +3,11 @@ import ChorusNet
 import ChorusStore
 import Foundation
 
-/// The loop-side heart of the server: it owns the sessions, turns their bytes into
-/// requests, runs commands and sends replies and events. Everything here runs on the
-/// event loop thread; slow work leaves through `AccountService` and comes back with
-/// `loop.execute`.
+/// The loop-side heart of the server, one per event loop: it owns that loop's sessions,
+/// turns their bytes into requests, runs commands and sends replies and events.
+/// Everything here runs on its loop's thread; slow work leaves through `AccountService`
+/// or the database and comes back with `loop.execute`. What all loops share (limits,
+/// who is online, the other hubs) is in `ServerState`.
 final class Hub: ConnectionDelegate {
     static let greeting = "chorus 0.1 ready — type HELP"
     static let preLoginMaxLine = 4096
@@ -16,26 +17,30 @@ final class Hub: ConnectionDelegate {
     let accounts: AccountService
     let database: DatabaseQueue
     let clock: any Clock
+    let state: ServerState
+    /// Only the first hub listens; it hands each new socket to a hub in turn.
     var listener: Listener?
-    /// The scheduler's one timer: when it fires, owed notices go out (`Hub+Notices.swift`).
+    /// The scheduler's one timer, on the first hub: when it fires, owed notices go out
+    /// (`Hub+Notices.swift`).
     var noticeTimer: EventLoop.TimerHandle?
     let startedAt = MonotonicTime.nanoseconds()
-    var eventRate = EventRate()
-    /// Sessions per peer address, for `--max-per-ip`.
-    private var addressCounts: [String: Int] = [:]
-    /// Failed logins, for the 429s of CONTRACT §4.
-    var loginThrottle = LoginThrottle()
     private(set) var sessions: [UInt64: Session] = [:]
-    /// Logged-in sessions by account id: where fan-out looks recipients up.
+    /// This loop's logged-in sessions by account id: where fan-out looks recipients up.
     private(set) var sessionsByUser: [Int64: [Session]] = [:]
     private var shuttingDown = false
+    /// Household replies in commit order, waiting for their events to be written on the
+    /// other loops (`releaseReplies`); consumed from `replyQueueHead`.
+    var replyQueue: [PendingReply] = []
+    var replyQueueHead = 0
 
-    init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService, database: DatabaseQueue, clock: any Clock) {
+    init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService, database: DatabaseQueue,
+         clock: any Clock, state: ServerState) {
         self.loop = loop
         self.configuration = configuration
         self.accounts = accounts
         self.database = database
         self.clock = clock
+        self.state = state
     }
 
     /// This hub, carried across threads and opened only on its loop.
@@ -43,27 +48,32 @@ final class Hub: ConnectionDelegate {
 
     // MARK: Connections
 
-    func accept(_ connection: Connection) {
-        guard !shuttingDown else {
-            connection.close(reason: "shutting down")
-            return
-        }
+    /// A socket the listener accepted and gave to this loop: it becomes a session here.
+    func accept(_ accepted: AcceptedSocket) {
         // Far past the limit, do not even spend a handshake on it.
-        if sessions.count >= configuration.maxConnections + 64 {
-            connection.close(reason: "connection limit")
+        if shuttingDown || state.sessionCount.load(ordering: .relaxed) >= configuration.maxConnections + 64 {
+            Connection.refuse(accepted)
             return
         }
+        guard let connection = Connection.open(accepted, on: loop, maxQueuedBytes: configuration.sendQueueBytes) else { return }
         let session = Session(connection: connection, maxLine: configuration.maxLine)
         connection.delegate = self
         sessions[connection.id] = session
+        let open = state.sessionCount.add(1, ordering: .relaxed).newValue
         let address = connection.peerHost
         let exempt = configuration.exempt.contains { $0.contains(address) }
-        if sessions.count > configuration.maxConnections {
+        let perAddress = exempt ? 0 : configuration.maxPerAddress
+        let counted = state.addressCounts.withLock { counts in
+            guard open <= configuration.maxConnections else { return false }
+            guard perAddress == 0 || counts[address, default: 0] < perAddress else { return false }
+            counts[address, default: 0] += 1
+            return true
+        }
+        if open > configuration.maxConnections {
             session.refusal = "too many connections to this server; try again later"
-        } else if !exempt && configuration.maxPerAddress > 0 && addressCounts[address, default: 0] >= configuration.maxPerAddress {
+        } else if !counted {
             session.refusal = "too many connections from \(address); close some and try again"
         } else {
-            addressCounts[address, default: 0] += 1
             session.countedAddress = address
         }
         // A socket that never finishes TLS or never says anything is dropped.
@@ -99,50 +109,47 @@ final class Hub: ConnectionDelegate {
 
     func connectionDidClose(_ connection: Connection, reason: String) {
         guard let session = sessions.removeValue(forKey: connection.id) else { return }
+        state.sessionCount.subtract(1, ordering: .relaxed)
         setAccount(nil, of: session)
         if let address = session.countedAddress {
-            addressCounts[address, default: 1] -= 1
-            if addressCounts[address] == 0 { addressCounts[address] = nil }
+            state.addressCounts.withLock { counts in
+                counts[address, default: 1] -= 1
+                if counts[address] == 0 { counts[address] = nil }
+            }
         }
     }
 
-    /// Logs a session in or out, keeping `sessionsByUser` in step.
+    /// Logs a session in or out, keeping `sessionsByUser` and who is online in step.
     func setAccount(_ account: AccountRecord?, of session: Session) {
         if let old = session.account {
             sessionsByUser[old.id]?.removeAll { $0 === session }
             if sessionsByUser[old.id]?.isEmpty == true { sessionsByUser[old.id] = nil }
+            state.loggedOut(old.id)
         }
         session.account = account
         if account == nil { session.tokenID = nil }
-        if let account { sessionsByUser[account.id, default: []].append(session) }
+        if let account {
+            sessionsByUser[account.id, default: []].append(session)
+            state.loggedIn(account.id)
+        }
     }
 
-    /// Sends each event to every session of its audience but the one that caused it.
-    /// The bytes were rendered once per format; every recipient shares them.
-    /// A notice for someone with no session is kept for their next login.
-    func deliver(_ deliveries: [Delivery], except issuer: UInt64?) {
-        if !deliveries.isEmpty { eventRate.record(deliveries.count) }
-        var offline: [(user: Int64, event: Int64)] = []
+    /// Sends each event to this loop's sessions of its audience but the one that caused
+    /// it. The bytes were rendered once per format; every recipient shares them.
+    /// Returns the notices that reached someone here (see `OfflineNotices`).
+    func deliver(_ deliveries: [Delivery], except issuer: UInt64?) -> [OfflineNotices.Pair] {
+        var reached: [OfflineNotices.Pair] = []
         for delivery in deliveries {
             for user in delivery.audience {
-                guard let recipients = sessionsByUser[user] else {
-                    if delivery.isNotice { offline.append((user, delivery.id)) }
-                    continue
-                }
+                guard let recipients = sessionsByUser[user] else { continue }
+                if delivery.isNotice { reached.append(.init(user: user, event: delivery.id)) }
                 // A notice is nobody's reply, so even the session whose command set it off hears it.
                 for session in recipients where session.id != issuer || delivery.isNotice {
                     session.send(delivery.event)
                 }
             }
         }
-        if !offline.isEmpty {
-            let pending = offline
-            database.submit({ db in
-                for item in pending { try db.addPendingNotice(user: item.user, event: item.event) }
-            }) { result in
-                if case .failure(let error) = result { Log.info("could not keep notices for later: \(error)") }
-            }
-        }
+        return reached
     }
 
     /// Closes a session that has said nothing for `--idle-timeout` seconds. The timer is
@@ -162,15 +169,16 @@ final class Hub: ConnectionDelegate {
         }
     }
 
-    /// Figures for ADMIN STATS.
+    /// Figures for ADMIN STATS, over all loops.
     var status: ServerStatus {
-        let lastMinute = eventRate.lastMinute()
+        let lastMinute = state.eventsLastMinute
         let uptime = Double(MonotonicTime.nanoseconds() - startedAt) / 1e9
-        return ServerStatus(sessions: sessions.count, usersOnline: sessionsByUser.count, uptime: uptime,
-                            eventsPerSecond: Double(lastMinute) / min(60, max(1, uptime)), eventsLastMinute: lastMinute)
+        return ServerStatus(sessions: state.sessionCount.load(ordering: .relaxed), usersOnline: state.onlineUserCount,
+                            uptime: uptime, eventsPerSecond: Double(lastMinute) / min(60, max(1, uptime)),
+                            eventsLastMinute: lastMinute)
     }
 
-    /// Closes every session of these accounts, telling them why first.
+    /// Closes this loop's sessions of these accounts, telling them why first.
     func closeSessions(ofUsers users: [Int64], reason: String) {
         let bye = Event(name: "bye", id: nil, at: clock.now(), by: nil, payload: [("reason", .string(reason))],
                         text: "bye — \(reason)").rendered()
@@ -183,7 +191,7 @@ final class Hub: ConnectionDelegate {
         }
     }
 
-    /// Closes the sessions that logged in with a revoked token.
+    /// Closes this loop's sessions that logged in with a revoked token.
     func closeSessions(ofToken token: Int64) {
         let bye = Event(name: "bye", id: nil, at: clock.now(), by: nil, payload: [("reason", .string("token revoked"))],
                         text: "bye — the token of this session was revoked").rendered()
@@ -300,8 +308,8 @@ final class Hub: ConnectionDelegate {
 
     // MARK: Shutdown
 
-    /// Stops accepting, tells everyone `bye`, lets in-flight commands answer, flushes and
-    /// closes every session, then calls `done` (on the loop).
+    /// Stops accepting (on the first hub), tells this loop's sessions `bye`, lets in-flight
+    /// commands answer, flushes and closes them, then calls `done` (on the loop).
     func shutDown(done: @escaping () -> Void) {
         shuttingDown = true
         listener?.close()

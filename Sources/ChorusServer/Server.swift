@@ -6,18 +6,24 @@ import ChorusStore
 import Dispatch
 import Foundation
 import ChorusLocking
+import Synchronization
 
-/// A running Chorus server: the database queue, the hashing pool, one event loop thread
-/// with its listener and sessions. `start` fails with a `StartupError` naming the problem;
+/// A running Chorus server: the database queue, the hashing pool, and event-loop threads
+/// (`--loops`), each with a hub and its share of the sessions; the first also listens and
+/// runs the notice scheduler. `start` fails with a `StartupError` naming the problem;
 /// `shutDown` stops it the way SIGTERM should.
 public final class Server: Sendable {
     public let port: Int
     public let configuration: ServerConfiguration
-    private let loop: EventLoop
-    private let hub: LoopBound<Hub>
+    private let hubs: [LoopBound<Hub>]
+    private let state: ServerState
     private let database: DatabaseQueue
     private let pool: WorkerPool
-    private let loopFinished = DispatchSemaphore(value: 0)
+    private let loopsFinished = DispatchSemaphore(value: 0)
+    private let stopping = Atomic<Bool>(false)
+
+    /// The hub that listens and runs the scheduler.
+    private var first: LoopBound<Hub> { hubs[0] }
 
     public static func start(_ configuration: ServerConfiguration, clock: any Clock = SystemClock()) throws -> Server {
         try Server(configuration, clock: clock)
@@ -56,16 +62,32 @@ public final class Server: Sendable {
             throw StartupError("cannot hash passwords: \(error)")
         }
 
-        loop = try EventLoop()
-        let hubObject = Hub(loop: loop, configuration: configuration, accounts: accounts, database: database, clock: clock)
-        hub = LoopBound(hubObject, loop: loop)
-        let listener: Listener
+        let state = ServerState()
+        self.state = state
+        var hubs: [LoopBound<Hub>] = []
         do {
-            listener = try Listener(host: configuration.host, port: configuration.port, loop: loop, tls: tls,
-                                    maxQueuedBytes: configuration.sendQueueBytes) { [unowned hubObject] connection in
-                hubObject.accept(connection)
+            for _ in 0..<max(1, configuration.loops) {
+                let loop = try EventLoop()
+                hubs.append(LoopBound(Hub(loop: loop, configuration: configuration, accounts: accounts, database: database,
+                                          clock: clock, state: state), loop: loop))
             }
         } catch {
+            database.close()
+            pool.stop()
+            throw StartupError("cannot make an event loop: \(error)")
+        }
+        self.hubs = hubs
+        state.setHubs(hubs)
+        // The first loop accepts; each new socket goes to the next loop in turn, which
+        // does its TLS handshake and owns it from then on.
+        let listener: Listener
+        do {
+            listener = try Listener(host: configuration.host, port: configuration.port, loop: hubs[0].loop, tls: tls) { accepted in
+                guard let hub = state.hubForNextConnection() else { return Connection.refuse(accepted) }
+                hub.loop.execute { hub.value.accept(accepted) }
+            }
+        } catch {
+            state.setHubs([])
             database.close()
             pool.stop()
             throw StartupError("\(error)")
@@ -73,29 +95,32 @@ public final class Server: Sendable {
         port = listener.port
 
         let started = DispatchSemaphore(value: 0)
-        let registration = LoopBound(listener, loop: loop)
+        let registration = LoopBound(listener, loop: hubs[0].loop)
         let startError = StartErrorBox()
-        loop.execute { [hub] in
+        hubs[0].loop.execute { [first = hubs[0]] in
             do {
                 try registration.value.start()
-                hub.value.listener = registration.value
+                first.value.listener = registration.value
             } catch {
                 startError.set("cannot watch the listening socket: \(error)")
             }
             started.signal()
         }
-        let finished = loopFinished
-        let runningLoop = loop
-        let thread = Thread {
-            clinux_set_thread_name("chorus-loop")
-            runningLoop.run()
-            finished.signal()
+        let finished = loopsFinished
+        for (index, hub) in hubs.enumerated() {
+            let loop = hub.loop
+            let name = hubs.count == 1 ? "chorus-loop" : "chorus-loop-\(index)"
+            let thread = Thread {
+                clinux_set_thread_name(name)
+                loop.run()
+                finished.signal()
+            }
+            thread.name = name
+            thread.start()
         }
-        thread.name = "chorus-loop"
-        thread.start()
         started.wait()
         if let message = startError.get() {
-            loop.stop()
+            stopLoops()
             database.close()
             pool.stop()
             throw StartupError(message)
@@ -114,8 +139,8 @@ public final class Server: Sendable {
             throw StartupError("\(error)")
         }
         let done = DispatchSemaphore(value: 0)
-        loop.execute { [hub] in
-            hub.value.listener?.replaceTLS(context)
+        first.loop.execute { [first] in
+            first.value.listener?.replaceTLS(context)
             done.signal()
         }
         done.wait()
@@ -124,22 +149,30 @@ public final class Server: Sendable {
     /// Sends the notices owed at the clock's present time. The scheduler's timer does this
     /// by itself; tests that move a manual clock call it to skip the wait.
     public func checkNotices() {
-        loop.execute { [hub] in hub.value.checkNotices() }
+        first.loop.execute { [first] in first.value.checkNotices() }
     }
 
     /// Stops accepting, says `bye`, lets commands in flight answer, closes every session
     /// and the database. Blocks until done; safe to call more than once.
     public func shutDown() {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // The first hub closes the listener before it says bye, so no loop gets new sessions.
         let done = DispatchSemaphore(value: 0)
-        loop.execute { [hub] in
-            hub.value.shutDown { done.signal() }
+        for hub in hubs {
+            hub.loop.execute { hub.value.shutDown { done.signal() } }
         }
-        done.wait()
-        loop.stop()
-        loopFinished.wait()
-        loopFinished.signal()
+        for _ in hubs { done.wait() }
+        stopLoops()
         database.close()
         pool.stop()
+    }
+
+    /// Stops every loop and waits for their threads; the hubs can then be freed.
+    private func stopLoops() {
+        for hub in hubs { hub.loop.stop() }
+        for _ in hubs { loopsFinished.wait() }
+        for _ in hubs { loopsFinished.signal() }
+        state.setHubs([])
     }
 }
 

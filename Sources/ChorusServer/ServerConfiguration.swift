@@ -1,5 +1,6 @@
 import ChorusCrypto
 import ChorusNet
+import Foundation
 
 /// Everything `chorusd`'s flags decide (CONTRACT §1), with the contract's defaults.
 public struct ServerConfiguration: Sendable {
@@ -25,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var databasePageLimit: Int?
     /// Password hashes waiting for a worker before new ones get 503.
     public var maxPendingHashes = 64
+    /// Event-loop threads; sessions are spread across them (`--loops`, default one per core).
+    public var loops = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
     public init() {}
 

@@ -111,3 +111,11 @@ enum PendingLine {
     case reply(Reply, tag: String?)
     case request(Request)
 }
+
+/// A household command's reply that waits its turn (`Hub.releaseReplies`).
+struct PendingReply {
+    let session: UInt64
+    let reply: Reply
+    let tag: String?
+    let gate: ReplyGate?
+}

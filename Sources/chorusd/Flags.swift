@@ -25,6 +25,7 @@ struct Flags {
           --handshake-timeout S    seconds to finish TLS and send a first line (default 10)
           --idle-timeout S         seconds without a line before a session is closed (default 600)
           --max-connections N      sessions in all; past it ERR 503 and close (default 10000)
+          --loops N                event-loop threads sharing the sessions (default: one per core)
           --max-per-ip N           sessions from one address, 0 for no limit (default 16)
           --exempt CIDR            addresses free of the per-address limit; repeatable;
                                    replaces the default (loopback)
@@ -37,7 +38,7 @@ struct Flags {
     static let valueFlags: Set<String> = [
         "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
         "--handshake-timeout", "--idle-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
-        "--max-per-ip", "--exempt",
+        "--max-per-ip", "--exempt", "--loops",
     ]
 
     struct Failure: Error {
@@ -69,6 +70,7 @@ struct Flags {
             case "--rate": configuration.rate = Double(try number(flag, value, 1...1_000_000))
             case "--burst": configuration.burst = Double(try number(flag, value, 1...1_000_000))
             case "--max-connections": configuration.maxConnections = try number(flag, value, 1...1_000_000)
+            case "--loops": configuration.loops = try number(flag, value, 1...256)
             case "--max-per-ip": configuration.maxPerAddress = try number(flag, value, 0...1_000_000)
             case "--exempt":
                 guard let range = AddressRange(value) else {

@@ -3,6 +3,37 @@ import Testing
 
 /// Live events: who gets which event, in what order, and none lost.
 @Suite struct FanoutTests {
+    /// Sessions are spread over several event loops. A command's OK goes out only once
+    /// every other loop has written its events, so anyone who got "OK" can count on the
+    /// others having been sent the change already; and nobody gets anything twice.
+    @Test func theReplyWaitsForEveryLoop() throws {
+        let server = try TestServer { $0.loops = 3 }
+        let names = ["alice", "bob", "carol", "dave", "erin"]
+        let devices = try names.map { try server.device($0) }
+        let phone = try server.device("alice", label: "alice's phone", register: false)
+        let room = id(try devices[0].ok("ROOM CREATE Co-op")["room"])
+        for name in names.dropFirst() { try devices[0].ok("ROOM ADD \(room) \(name)") }
+        for device in devices + [phone] { _ = try device.drain() }
+        let everyone = devices + [phone]
+        // Busy loops are where a reply could overtake another loop's events: one client
+        // per loop keeps its loop working through bursts of PINGs.
+        let noise = try (0..<3).map { _ in try server.client() }
+        let burst = Array(String(repeating: "PING\r\n", count: 200).utf8)
+        for round in 0..<10 {
+            for (index, speaker) in everyone.enumerated() {
+                for client in noise { try client.connection.sendRaw(burst) }
+                try speaker.ok("SAY \(room) round \(round) from \(index)")
+                // drain() reads only up to a PING answered now: what is not there yet fails.
+                for listener in everyone where listener !== speaker {
+                    let heard = try listener.drain()
+                    #expect(heard.count == 1, "\(listener.label) after \(speaker.label)'s SAY: \(heard)")
+                    #expect(object(heard.first?["message"])["text"] as? String == "round \(round) from \(index)")
+                }
+                try speaker.expectQuiet("for its own SAY")
+            }
+        }
+    }
+
     /// A household of three with a second device: every change reaches every other session of every member exactly once, never the issuing session or an outsider.
     @Test func everyChangeReachesExactlyTheRightSessions() throws {
         let server = try TestServer()

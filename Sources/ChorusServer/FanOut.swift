@@ -1,0 +1,92 @@
+import ChorusCore
+import ChorusNet
+import Synchronization
+
+/// What one committed database job sends to every loop: its events, and the sessions it
+/// closes. Made on the database thread right after the commit and handed to each loop
+/// once, so fan-out crosses threads once per loop per job, not once per recipient.
+/// The database thread hands these out in commit order and each loop runs its inbox in
+/// order, so every session sees events in the order they were stored.
+struct FanOut: Sendable {
+    let deliveries: [Delivery]
+    /// The session whose command this was: it gets a reply instead of the event.
+    let issuer: UInt64?
+    let closeUsers: [Int64]
+    let closeReason: String
+    let closeToken: Int64?
+    /// Set when some deliveries are notices: the loops' reports decide which of them
+    /// nobody received, to be kept for the next login.
+    private let noticeTicket: UInt64?
+
+    init(_ result: CommandResult, issuer: UInt64?, state: ServerState, loops: Int) {
+        deliveries = result.deliveries
+        self.issuer = issuer
+        closeUsers = result.closeUsers
+        closeReason = result.closeReason
+        closeToken = result.closeToken
+        let notices = result.deliveries.filter(\.isNotice).flatMap { delivery in
+            delivery.audience.map { OfflineNotices.Pair(user: $0, event: delivery.id) }
+        }
+        noticeTicket = notices.isEmpty ? nil : state.offlineNotices.open(loops: loops, candidates: notices)
+        if !deliveries.isEmpty { state.recordEvents(deliveries.count) }
+    }
+
+    /// Whether loops other than the issuer's have anything to do.
+    var isEmpty: Bool { deliveries.isEmpty && closeUsers.isEmpty && closeToken == nil }
+
+    /// Runs on one loop, with its hub.
+    func run(on hub: Hub) {
+        let reached = hub.deliver(deliveries, except: issuer)
+        if !closeUsers.isEmpty { hub.closeSessions(ofUsers: closeUsers, reason: closeReason) }
+        if let closeToken { hub.closeSessions(ofToken: closeToken) }
+        guard let noticeTicket, let unreached = hub.state.offlineNotices.report(noticeTicket, reached: reached),
+              !unreached.isEmpty else { return }
+        hub.database.submit({ db in
+            for pair in unreached { try db.addPendingNotice(user: pair.user, event: pair.event) }
+        }) { result in
+            if case .failure(let error) = result { Log.info("could not keep notices for later: \(error)") }
+        }
+    }
+
+    /// Hands this to every loop but the issuer's, which runs it itself with the reply.
+    /// Called on the database thread, inside the job's completion. Returns the gate the
+    /// issuer's reply waits for: it opens once every other loop has written the events,
+    /// so whoever gets "OK" can count on the others having been sent the event already,
+    /// as when everything ran on one loop.
+    @discardableResult
+    func send(to hubs: [LoopBound<Hub>], replyingFrom issuer: LoopBound<Hub>?) -> ReplyGate? {
+        guard !isEmpty else { return nil }
+        let others = hubs.filter { $0.loop !== issuer?.loop }
+        guard !others.isEmpty else { return nil }
+        let gate = issuer.map { ReplyGate(waitingFor: others.count, issuer: $0) }
+        for hub in others {
+            hub.loop.execute {
+                let local = hub.value
+                run(on: local)
+                // End-of-turn work runs after the turn's flushes: the events are written.
+                if let gate { local.loop.atEndOfTurn { gate.arrive() } }
+            }
+        }
+        return gate
+    }
+}
+
+/// Holds a household command's reply until the other loops have written its events.
+final class ReplyGate: Sendable {
+    private let remaining: Atomic<Int>
+    private let issuer: LoopBound<Hub>
+
+    init(waitingFor loops: Int, issuer: LoopBound<Hub>) {
+        remaining = Atomic(loops)
+        self.issuer = issuer
+    }
+
+    var isOpen: Bool { remaining.load(ordering: .acquiring) == 0 }
+
+    /// One loop is done; the last one wakes the issuer's loop to send what may go.
+    func arrive() {
+        guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+        let issuer = self.issuer
+        issuer.loop.execute { issuer.value.releaseReplies() }
+    }
+}
