@@ -104,6 +104,12 @@ public final class Connection {
     /// the connection is closed at once and the queue dropped: a slow reader never makes
     /// anyone else wait.
     public func send(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { send($0) }
+    }
+
+    /// The same, from borrowed bytes: fan-out hands every recipient the one rendering of
+    /// an event without retaining it once per recipient.
+    public func send(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard state == .open || state == .handshaking else { return }
         output.append(contentsOf: bytes)
         if queuedBytes > maxQueuedBytes {

@@ -40,24 +40,41 @@ public struct Event: Sendable {
 }
 
 extension Event {
-    /// The JSON object of an event read back from the log, whose payload fields were
-    /// stored as one JSON object: the same bytes it had when first sent.
+    /// An event's JSON object from its payload fields already encoded as one object (as
+    /// the log stores them): the head fields, then the payload's spliced in. The same
+    /// bytes `rendered()` makes, without encoding the payload a second time.
+    static func json(id: Int64?, name: String, at: String, by: String?, payloadJSON: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(payloadJSON.count + 96)
+        JSONValue.encodeFields([("type", .string("event")), ("event", .string(name)), ("id", id.map { .int($0) } ?? .null),
+                                ("at", .string(at)), ("by", .string(by))], into: &out)
+        out.removeLast() // the closing brace: the payload's fields follow
+        if payloadJSON.count > 2 {
+            out.append(UInt8(ascii: ","))
+            out.append(contentsOf: payloadJSON[1..<(payloadJSON.count - 1)]) // without its braces
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// The JSON object of an event read back from the log: the same bytes it had when first sent.
     public static func storedJSON(id: Int64, name: String, at: String, by: String?, payload: String) -> String {
-        var head: [UInt8] = []
-        JSONValue.encodeFields([("type", .string("event")), ("event", .string(name)), ("id", .int(id)),
-                                ("at", .string(at)), ("by", .string(by))], into: &head)
-        head.removeLast() // the closing brace: the payload's fields follow
-        let fields = payload.dropFirst().dropLast() // without its braces
-        return String(decoding: head, as: UTF8.self) + (fields.isEmpty ? "" : "," + fields) + "}"
+        String(decoding: json(id: id, name: name, at: at, by: by, payloadJSON: Array(payload.utf8)), as: UTF8.self)
+    }
+
+    /// Both forms of an event whose payload is already encoded: one just stored, or one
+    /// read back from the log.
+    public static func rendering(id: Int64?, name: String, at: String, by: String?, payloadJSON: [UInt8], text: String) -> RenderedEvent {
+        var textBytes: [UInt8] = []
+        TextLine.append("* " + TextLine.sanitized(text), to: &textBytes)
+        var json = json(id: id, name: name, at: at, by: by, payloadJSON: payloadJSON)
+        json.append(contentsOf: [0x0d, 0x0a])
+        return RenderedEvent(text: textBytes, json: json)
     }
 
     /// Both forms of an event read back from the log.
     public static func storedRendering(id: Int64, name: String, at: String, by: String?, payload: String, text: String) -> RenderedEvent {
-        var textBytes: [UInt8] = []
-        TextLine.append("* " + TextLine.sanitized(text), to: &textBytes)
-        var json = Array(storedJSON(id: id, name: name, at: at, by: by, payload: payload).utf8)
-        json.append(contentsOf: [0x0d, 0x0a])
-        return RenderedEvent(text: textBytes, json: json)
+        rendering(id: id, name: name, at: at, by: by, payloadJSON: Array(payload.utf8), text: text)
     }
 }
 

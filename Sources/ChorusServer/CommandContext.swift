@@ -105,8 +105,8 @@ final class CommandContext {
         JSONValue.encodeFields(payload, into: &payloadBytes)
         let id = try db.appendEvent(room: room, user: user, name: name, by: by, at: timestamp,
                                     payload: String(decoding: payloadBytes, as: UTF8.self), text: text)
-        let event = Event(name: name, id: id, at: now, by: by, payload: payload, text: text)
-        deliveries.append(Delivery(id: id, event: event.rendered(), audience: audience, isNotice: notice))
+        let event = Event.rendering(id: id, name: name, at: timestamp, by: by, payloadJSON: payloadBytes, text: text)
+        deliveries.append(Delivery(id: id, event: event, audience: audience, isNotice: notice))
         return id
     }
 

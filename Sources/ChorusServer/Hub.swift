@@ -140,12 +140,16 @@ final class Hub: ConnectionDelegate {
     func deliver(_ deliveries: [Delivery], except issuer: UInt64?) -> [OfflineNotices.Pair] {
         var reached: [OfflineNotices.Pair] = []
         for delivery in deliveries {
-            for user in delivery.audience {
-                guard let recipients = sessionsByUser[user] else { continue }
-                if delivery.isNotice { reached.append(.init(user: user, event: delivery.id)) }
-                // A notice is nobody's reply, so even the session whose command set it off hears it.
-                for session in recipients where session.id != issuer || delivery.isNotice {
-                    session.send(delivery.event)
+            delivery.event.json.withUnsafeBufferPointer { json in
+                delivery.event.text.withUnsafeBufferPointer { text in
+                    for user in delivery.audience {
+                        guard let recipients = sessionsByUser[user] else { continue }
+                        if delivery.isNotice { reached.append(.init(user: user, event: delivery.id)) }
+                        // A notice is nobody's reply, so even the session whose command set it off hears it.
+                        for session in recipients where session.id != issuer || delivery.isNotice {
+                            session.connection.send(session.mode == .json ? json : text)
+                        }
+                    }
                 }
             }
         }

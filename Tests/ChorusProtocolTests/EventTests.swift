@@ -38,6 +38,26 @@ struct EventTests {
         #expect(topLevelKeys(String(decoding: rendered.json, as: UTF8.self)) == ["type", "event", "id", "at", "by", "room", "task"])
     }
 
+    /// An event rendered from its already-encoded payload (as the log keeps it) has the
+    /// same bytes in both forms as one rendered from the payload's values, also with an
+    /// empty payload, awkward text and no author.
+    @Test(arguments: [
+        [("room", JSONValue.int(3)), ("task", .object([("id", .int(12)), ("title", .string("Take \"out\"\ntrash"))]))],
+        [],
+        [("message", .object([("text", .string("ünï \u{1b}[2J \\"))]))],
+    ])
+    func renderingFromEncodedPayload(payload: [(String, JSONValue)]) {
+        for by in ["alice", nil] as [String?] {
+            let event = Event(name: "task.done", id: 42, at: exampleDate, by: by, payload: payload, text: "alice\nfinished")
+            var encoded: [UInt8] = []
+            JSONValue.encodeFields(payload, into: &encoded)
+            let spliced = Event.rendering(id: 42, name: "task.done", at: "2026-11-29T18:04:05Z", by: by, payloadJSON: encoded,
+                                          text: "alice\nfinished")
+            #expect(spliced.json == event.rendered().json)
+            #expect(spliced.text == event.rendered().text)
+        }
+    }
+
     /// An event that is not stored (`bye`) and has no author shows `"id":null` and `"by":null`.
     @Test func jsonNullIDAndBy() throws {
         let event = Event(name: "bye", id: nil, at: exampleDate, by: nil, payload: [], text: "server shutting down")
