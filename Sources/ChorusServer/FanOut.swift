@@ -60,7 +60,7 @@ struct FanOut: Sendable {
         guard !others.isEmpty else { return nil }
         let gate = issuer.map { ReplyGate(waitingFor: others.count, issuer: $0) }
         for hub in others {
-            hub.loop.execute {
+            hub.loop.enqueue {
                 let local = hub.value
                 run(on: local)
                 // End-of-turn work runs after the turn's flushes: the events are written.

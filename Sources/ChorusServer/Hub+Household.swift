@@ -118,7 +118,7 @@ extension Hub {
             let hubs = state.hubs
             let fanOut = (try? outcome.get()).map { FanOut($0, issuer: sessionID, state: state, loops: hubs.count) }
             let gate = fanOut?.send(to: hubs, replyingFrom: hub)
-            hub.loop.execute {
+            hub.loop.enqueue {
                 let hub = hub.value
                 let reply: Reply = switch outcome {
                 case .success(let done): done.reply
@@ -129,7 +129,7 @@ extension Hub {
                 fanOut?.run(on: hub)
             }
             if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = hubs.first {
-                scheduler.loop.execute { scheduler.value.armNoticeTimer(at: next) }
+                scheduler.loop.enqueue { scheduler.value.armNoticeTimer(at: next) }
             }
         }
     }

@@ -38,7 +38,7 @@ extension Hub {
                 let hubs = state.hubs
                 FanOut(done, issuer: nil, state: state, loops: hubs.count).send(to: hubs, replyingFrom: nil)
             }
-            hub.loop.execute {
+            hub.loop.enqueue {
                 let hub = hub.value
                 switch result {
                 case .success(let done):

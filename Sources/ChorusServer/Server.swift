@@ -78,6 +78,11 @@ public final class Server: Sendable {
         }
         self.hubs = hubs
         state.setHubs(hubs)
+        // Completions queue their replies and events without waking the loops; each loop
+        // is woken once per committed batch.
+        database.setBatchEndHandler {
+            for hub in state.hubs { hub.loop.wakeIfQueued() }
+        }
         // The first loop accepts; each new socket goes to the next loop in turn, which
         // does its TLS handshake and owns it from then on.
         let listener: Listener

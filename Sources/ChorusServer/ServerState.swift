@@ -42,13 +42,6 @@ final class ServerState: Sendable {
         return hubs[nextHub.add(1, ordering: .relaxed).oldValue % hubs.count]
     }
 
-    /// Runs `work` on every loop with its hub (on the calling loop too, later, in order).
-    func onEveryHub(_ work: @escaping @Sendable (Hub) -> Void) {
-        for hub in hubs {
-            hub.loop.execute { work(hub.value) }
-        }
-    }
-
     // MARK: Online
 
     func loggedIn(_ user: Int64) {

@@ -66,6 +66,13 @@ public final class DatabaseQueue: Sendable {
             fail: { completion(.failure($0)) }))
     }
 
+    /// `handler` runs after each batch's completions have all been called (on the
+    /// queue's thread), so completions can queue work for other threads and have those
+    /// woken once per batch rather than once per job.
+    public func setBatchEndHandler(_ handler: @escaping @Sendable () -> Void) {
+        worker.batchEndHandler.withLock { $0 = handler }
+    }
+
     /// Submits and waits: for start-up, command-line tools and tests.
     ///
     /// Called from the queue's own thread (a job or a completion) it would wait for

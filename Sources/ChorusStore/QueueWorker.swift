@@ -49,6 +49,9 @@ final class QueueWorker: Sendable {
 
     let maxBatchSize: Int
     let state = Locked(State())
+    /// Called on the worker thread after each batch's completions (see
+    /// `DatabaseQueue.setBatchEndHandler`).
+    let batchEndHandler = Locked<(@Sendable () -> Void)?>(nil)
     /// Counts wake-ups; `sleeping` ensures at most one is outstanding.
     let wake = DispatchSemaphore(value: 0)
     let started = DispatchSemaphore(value: 0)
@@ -78,7 +81,9 @@ final class QueueWorker: Sendable {
         switch decision {
         case .queued: break
         case .queuedAndWake: wake.signal()
-        case .refused: job.fail(ChorusError.unavailable("shutting down"))
+        case .refused:
+            job.fail(ChorusError.unavailable("shutting down"))
+            batchEndHandler.withLock { $0 }?()
         }
     }
 
@@ -121,6 +126,7 @@ final class QueueWorker: Sendable {
         while let batch = nextBatch() {
             run(batch, on: database)
             state.withLock { $0.running = 0 }
+            batchEndHandler.withLock { $0 }?()
         }
         database.close()
     }
