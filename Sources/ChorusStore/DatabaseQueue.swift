@@ -70,7 +70,7 @@ public final class DatabaseQueue: Sendable {
     /// queue's thread), so completions can queue work for other threads and have those
     /// woken once per batch rather than once per job.
     public func setBatchEndHandler(_ handler: @escaping @Sendable () -> Void) {
-        worker.batchEndHandler.withLock { $0 = handler }
+        worker.batchEndHandler.withLock { $0 = QueueWorker.BatchEndHandler(handler) }
     }
 
     /// Submits and waits: for start-up, command-line tools and tests.

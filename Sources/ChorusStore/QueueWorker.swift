@@ -50,8 +50,19 @@ final class QueueWorker: Sendable {
     let maxBatchSize: Int
     let state = Locked(State())
     /// Called on the worker thread after each batch's completions (see
-    /// `DatabaseQueue.setBatchEndHandler`).
-    let batchEndHandler = Locked<(@Sendable () -> Void)?>(nil)
+    /// `DatabaseQueue.setBatchEndHandler`). Boxed: a bare closure read back through
+    /// `withLock`'s inout is re-wrapped in a thunk on every write-back, a chain that grew
+    /// with every batch.
+    let batchEndHandler = Locked<BatchEndHandler?>(nil)
+
+    final class BatchEndHandler: Sendable {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+
+    func batchEnded() {
+        batchEndHandler.withLock { $0 }?.run()
+    }
     /// Counts wake-ups; `sleeping` ensures at most one is outstanding.
     let wake = DispatchSemaphore(value: 0)
     let started = DispatchSemaphore(value: 0)
@@ -83,7 +94,7 @@ final class QueueWorker: Sendable {
         case .queuedAndWake: wake.signal()
         case .refused:
             job.fail(ChorusError.unavailable("shutting down"))
-            batchEndHandler.withLock { $0 }?()
+            batchEnded()
         }
     }
 
@@ -126,7 +137,7 @@ final class QueueWorker: Sendable {
         while let batch = nextBatch() {
             run(batch, on: database)
             state.withLock { $0.running = 0 }
-            batchEndHandler.withLock { $0 }?()
+            batchEnded()
         }
         database.close()
     }

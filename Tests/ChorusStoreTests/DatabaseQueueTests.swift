@@ -114,6 +114,28 @@ import Testing
         #expect(try committed() == ["2-1", "2-3", "3-1", "3-2"])
     }
 
+    /// The batch-end handler runs once per batch, after every completion of that batch:
+    /// what the server relies on to wake its loops once per commit, batch after batch.
+    @Test func batchEndHandlerRunsAfterEachBatch() throws {
+        let log = Collected<String>()
+        queue.setBatchEndHandler { log.append("end") }
+        let release = block()
+        let done = DispatchGroup()
+        for n in 1...3 {
+            done.enter()
+            queue.submit(Self.insert("\(n)")) { _ in
+                log.append("job\(n)")
+                done.leave()
+            }
+        }
+        release.signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        for n in 0..<2000 { try queue.sync { _ in n } }
+        let entries = log.all
+        #expect(Array(entries.prefix(5)) == ["end", "job1", "job2", "job3", "end"])
+        #expect(entries.count == 5 + 2000)
+    }
+
     /// A long queue is split into batches of at most maxBatchSize jobs.
     @Test func batchSizeCapped() throws {
         let release = block()
