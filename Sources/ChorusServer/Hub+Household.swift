@@ -22,20 +22,12 @@ extension Hub {
     /// Sends queued replies, oldest first, up to the first whose events other loops are
     /// still writing; each sender may then go on with its next lines.
     func releaseReplies() {
-        while replyQueueHead < replyQueue.count, replyQueue[replyQueueHead].gate?.isOpen ?? true {
-            let pending = replyQueue[replyQueueHead]
-            replyQueueHead += 1
-            guard let session = sessions[pending.session] else { continue }
+        while let next = replyQueue.first, next.gate?.isOpen ?? true {
+            _ = replyQueue.popFirst()
+            guard let session = sessions[next.session] else { continue }
             session.inFlight -= 1
-            session.send(pending.reply, tag: pending.tag)
+            session.send(next.reply, tag: next.tag)
             processLines(of: session)
-        }
-        if replyQueueHead == replyQueue.count {
-            replyQueue.removeAll(keepingCapacity: true)
-            replyQueueHead = 0
-        } else if replyQueueHead >= 1024 {
-            replyQueue.removeFirst(replyQueueHead)
-            replyQueueHead = 0
         }
     }
 

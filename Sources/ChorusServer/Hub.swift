@@ -29,9 +29,8 @@ final class Hub: ConnectionDelegate {
     private(set) var sessionsByUser: [Int64: [Session]] = [:]
     private var shuttingDown = false
     /// Household replies in commit order, waiting for their events to be written on the
-    /// other loops (`releaseReplies`); consumed from `replyQueueHead`.
-    var replyQueue: [PendingReply] = []
-    var replyQueueHead = 0
+    /// other loops (`releaseReplies`).
+    var replyQueue = FIFOQueue<PendingReply>()
 
     init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService, database: DatabaseQueue,
          clock: any Clock, state: ServerState) {

@@ -24,8 +24,7 @@ final class BenchSession: ClientConnectionDelegate {
     private(set) var connection: ClientConnection?
     private(set) var closeReason: String?
     private var splitter = LineSplitter()
-    private var pending: [Pending] = []
-    private var pendingHead = 0
+    private var pending = FIFOQueue<Pending>()
     private var nextTag: UInt64 = 1
     private var scratch: [UInt8] = []
 
@@ -34,7 +33,7 @@ final class BenchSession: ClientConnectionDelegate {
         connection = try connector.connect(delegate: self)
     }
 
-    var inFlight: Int { pending.count - pendingHead }
+    var inFlight: Int { pending.count }
     var isOpen: Bool { connection?.isOpen ?? false }
 
     /// Sends `@TAG command` and calls `handler` with its final reply.
@@ -75,7 +74,6 @@ final class BenchSession: ClientConnectionDelegate {
     func clientConnectionDidClose(_ connection: ClientConnection, reason: String) {
         closeReason = reason
         pending.removeAll()
-        pendingHead = 0
         let handler = onClose
         onClose = nil
         onOpen = nil
@@ -92,23 +90,15 @@ final class BenchSession: ClientConnectionDelegate {
         case .body:
             break
         case .reply(let ok, let tag):
-            guard pendingHead < pending.count else {
+            guard let expected = pending.first else {
                 protocolError("a reply nobody asked for: \(String(decoding: line, as: UTF8.self))")
                 return
             }
-            let expected = pending[pendingHead]
             guard tag == expected.tag else {
                 protocolError("reply tagged \(tag.map(String.init) ?? "-") while waiting for \(expected.tag): \(String(decoding: line, as: UTF8.self))")
                 return
             }
-            pendingHead += 1
-            if pendingHead == pending.count {
-                pending.removeAll(keepingCapacity: true)
-                pendingHead = 0
-            } else if pendingHead >= 1024 {
-                pending.removeFirst(pendingHead)
-                pendingHead = 0
-            }
+            _ = pending.popFirst()
             expected.handler(ReplyLine(ok: ok, bytes: line))
         }
     }
