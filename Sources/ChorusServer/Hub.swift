@@ -27,6 +27,12 @@ final class Hub: ConnectionDelegate {
     private(set) var sessions: [UInt64: Session] = [:]
     /// This loop's logged-in sessions by account id: where fan-out looks recipients up.
     private(set) var sessionsByUser: [Int64: [Session]] = [:]
+    /// Bumped whenever `sessionsByUser` changes, to know when `recipientCache` is stale.
+    private var sessionsVersion: UInt64 = 0
+    /// The sessions of the last audience fanned out to: a room's messages come in runs
+    /// with the same audience, and comparing two lists of user ids is cheaper than
+    /// looking every user up again.
+    private var recipientCache: (audience: [Int64], sessions: [Session], version: UInt64)?
     private var shuttingDown = false
     /// Household replies in commit order, waiting for their events to be written on the
     /// other loops (`releaseReplies`).
@@ -120,6 +126,8 @@ final class Hub: ConnectionDelegate {
 
     /// Logs a session in or out, keeping `sessionsByUser` and who is online in step.
     func setAccount(_ account: AccountRecord?, of session: Session) {
+        sessionsVersion &+= 1
+        recipientCache = nil
         if let old = session.account {
             sessionsByUser[old.id]?.removeAll { $0 === session }
             if sessionsByUser[old.id]?.isEmpty == true { sessionsByUser[old.id] = nil }
@@ -139,20 +147,33 @@ final class Hub: ConnectionDelegate {
     func deliver(_ deliveries: [Delivery], except issuer: UInt64?) -> [OfflineNotices.Pair] {
         var reached: [OfflineNotices.Pair] = []
         for delivery in deliveries {
+            // A notice is nobody's reply, so even the session whose command set it off hears it.
+            let skipped = delivery.isNotice ? nil : issuer
             delivery.event.json.withUnsafeBufferPointer { json in
                 delivery.event.text.withUnsafeBufferPointer { text in
-                    for user in delivery.audience {
-                        guard let recipients = sessionsByUser[user] else { continue }
-                        if delivery.isNotice { reached.append(.init(user: user, event: delivery.id)) }
-                        // A notice is nobody's reply, so even the session whose command set it off hears it.
-                        for session in recipients where session.id != issuer || delivery.isNotice {
-                            session.connection.send(session.mode == .json ? json : text)
-                        }
+                    for session in recipients(of: delivery.audience) where session.id != skipped {
+                        session.connection.send(session.mode == .json ? json : text)
                     }
                 }
             }
+            if delivery.isNotice {
+                reached += delivery.audience.filter { sessionsByUser[$0] != nil }.map { .init(user: $0, event: delivery.id) }
+            }
         }
         return reached
+    }
+
+    /// This loop's sessions of the users in `audience`.
+    private func recipients(of audience: [Int64]) -> [Session] {
+        if let cache = recipientCache, cache.version == sessionsVersion, cache.audience == audience {
+            return cache.sessions
+        }
+        var found: [Session] = []
+        for user in audience {
+            if let sessions = sessionsByUser[user] { found += sessions }
+        }
+        recipientCache = (audience, found, sessionsVersion)
+        return found
     }
 
     /// Closes a session that has said nothing for `--idle-timeout` seconds. The timer is
