@@ -12,10 +12,10 @@ extension CommandContext {
         let room = try room(reference)
         try Self.checkText(text)
         let id = try db.insertMessage(room: room.id, sender: caller.id, text: text, at: timestamp)
-        let message = MessageRecord(id: id, room: room.id, from: caller.name, text: text, at: timestamp)
-        try emitToRoom("message", room: room.id, payload: [("message", present.message(message))],
+        let message = present.message(MessageRecord(id: id, room: room.id, from: caller.name, text: text, at: timestamp))
+        try emitToRoom("message", room: room.id, payload: [("message", message)],
                        text: "\(present.clock(now)) \(caller.name) in \(room.name): \(text)")
-        return result(.ok("said in \(room.name)", [("message", present.message(message))]))
+        return result(.ok("said in \(room.name)", [("message", message)]))
     }
 
     /// COMMENT T TEXT...
@@ -23,11 +23,11 @@ extension CommandContext {
         let (task, _) = try task(taskID)
         try Self.checkText(text)
         let id = try db.insertComment(task: taskID, sender: caller.id, text: text, at: timestamp)
-        let comment = CommentRecord(id: id, task: taskID, room: task.room, from: caller.name, text: text, at: timestamp)
+        let comment = present.comment(CommentRecord(id: id, task: taskID, room: task.room, from: caller.name, text: text, at: timestamp))
         try emit("comment", room: task.room, user: task.room == nil ? task.ownerID : nil,
-                 payload: [("room", task.room.map { .int($0) } ?? .null), ("comment", present.comment(comment))],
+                 payload: [("room", task.room.map { .int($0) } ?? .null), ("comment", comment)],
                  text: "\(present.clock(now)) \(caller.name) on #\(taskID) \(task.title): \(text)", audience: try audience(of: task))
-        return result(.ok("commented on #\(taskID)", [("comment", present.comment(comment))]))
+        return result(.ok("commented on #\(taskID)", [("comment", comment)]))
     }
 
     /// HISTORY R [LIMIT] [before=ID]
