@@ -89,7 +89,12 @@ public final class Server: Sendable {
         do {
             listener = try Listener(host: configuration.host, port: configuration.port, loop: hubs[0].loop, tls: tls) { accepted in
                 guard let hub = state.hubForNextConnection() else { return Connection.refuse(accepted) }
-                hub.loop.execute { hub.value.accept(accepted) }
+                // This runs on loop 0: its own share needs no trip through the inbox.
+                if hub.loop.isOnLoop {
+                    hub.value.accept(accepted)
+                } else {
+                    hub.loop.execute { hub.value.accept(accepted) }
+                }
             }
         } catch {
             state.setHubs([])
