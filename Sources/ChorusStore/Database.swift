@@ -56,9 +56,10 @@ public final class Database {
         try execute("PRAGMA synchronous=FULL")
         try execute("PRAGMA foreign_keys=ON")
         try execute("PRAGMA busy_timeout=5000")
-        // Each queued job runs in a savepoint, and SQLite saves the pages a savepoint
-        // changes in a statement journal. On disk that was most of the server's write()
-        // calls (eight pages per chat line, to a file in /var/tmp); in memory it is a copy.
+        // SQLite saves the pages a savepoint changes in a statement journal. When every
+        // queued job ran in one, that journal, on disk in /var/tmp, took most of the
+        // server's write() calls (eight pages per chat line); the savepoints that remain
+        // (guarded reruns, nested `savepoint` calls) keep it in memory.
         try execute("PRAGMA temp_store=MEMORY")
     }
 
@@ -123,8 +124,6 @@ public final class Database {
         return Statement(sql: sql, handle: compiled)
     }
 
-    /// True while a transaction is open. SQLite can roll one back by itself (disk full,
-    /// I/O error), which is how the queue notices that a batch was lost.
     /// Rows inserted, updated or deleted on this connection so far: a job that failed
     /// without moving it changed nothing that would need undoing.
     var totalChanges: Int64 {
@@ -132,6 +131,8 @@ public final class Database {
         return sqlite3_total_changes64(handle)
     }
 
+    /// True while a transaction is open. SQLite can roll one back by itself (disk full,
+    /// I/O error), which is how the queue notices that a batch was lost.
     public var isInTransaction: Bool {
         guard let handle else { return false }
         return sqlite3_get_autocommit(handle) == 0

@@ -61,12 +61,19 @@ import Testing
         try Daemon(arguments, in: directory).finish()
     }
 
-    /// Port 0 picks a free port and the listening line says which; SIGTERM sends `bye` and exits 0.
+    /// Port 0 picks a free port and the listening line says which; `--loops` sets the
+    /// event-loop threads, named for `top -H`; SIGTERM sends `bye` and exits 0.
     @Test func listensOnAFreePortAndStopsCleanlyOnSIGTERM() throws {
         let directory = try TemporaryDirectory()
-        let daemon = try Daemon(["--port", "0", "--data", "data", "--scrypt-log-n", "10"], in: directory.path)
+        let daemon = try Daemon(["--port", "0", "--data", "data", "--scrypt-log-n", "10", "--loops", "3"], in: directory.path)
         #expect(try daemon.waitUntilListening())
         #expect(daemon.port > 0)
+        let tasks = "/proc/\(daemon.process.processIdentifier)/task"
+        let names = try FileManager.default.contentsOfDirectory(atPath: tasks).compactMap { task in
+            try? String(contentsOfFile: "\(tasks)/\(task)/comm", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(names.filter { $0.hasPrefix("chorus-loop") }.sorted() == ["chorus-loop-0", "chorus-loop-1", "chorus-loop-2"])
+        #expect(names.contains("chorus-db"))
         let client = try TestClient(port: daemon.port, certificatePath: directory.path + "/certs/server.crt")
         #expect(try client.last("REGISTER lena \"correct horse battery staple\"").hasPrefix("OK"))
         daemon.process.terminate()
@@ -100,6 +107,10 @@ import Testing
         let unknown = try Self.run(["--frobnicate"], in: directory.path)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("unknown flag --frobnicate"))
+
+        let noLoops = try Self.run(["--loops", "0"], in: directory.path)
+        #expect(noLoops.status == 2)
+        #expect(noLoops.stderr.contains("--loops"))
 
         let badPort = try Self.run(["--port", "seventy"], in: directory.path)
         #expect(badPort.status == 2)
