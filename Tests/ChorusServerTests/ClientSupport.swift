@@ -13,11 +13,41 @@ final class ChorusRun {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("chorus").path
     }
 
-    /// Output read on a background handler and kept behind a lock.
+    /// Output read on a background thread and kept behind a lock.
     final class Capture: Sendable {
         private let bytes = Mutex(Data())
+        private let ended = DispatchSemaphore(value: 0)
         func append(_ data: Data) { bytes.withLock { $0.append(data) } }
         var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
+
+        /// Reads `pipe` to its end on a thread of its own. Not `readabilityHandler`: that is
+        /// a dispatch read source, and one cancelled while its descriptor closed crashed
+        /// libdispatch's manager thread (`_dispatch_event_loop_drain`) in a CI run.
+        func drain(_ pipe: Pipe) {
+            let thread = Thread { [self] in
+                let handle = pipe.fileHandleForReading
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let count = Glibc.read(handle.fileDescriptor, &buffer, buffer.count)
+                    if count > 0 {
+                        append(Data(buffer[0..<count]))
+                    } else if count < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        break
+                    }
+                }
+                ended.signal()
+            }
+            thread.start()
+        }
+
+        /// Waits until the pipe given to `drain` reached its end.
+        func waitForEnd(timeout: Double) -> Bool {
+            guard ended.wait(timeout: .now() + timeout) == .success else { return false }
+            ended.signal() // for any later waiter
+            return true
+        }
     }
 
     let process = Process()
@@ -52,11 +82,9 @@ final class ChorusRun {
         outputPipe = terminalOutput ? nil : Pipe()
         process.standardOutput = outputPipe ?? standardInput
         process.standardError = errorPipe
-        let stdout = self.stdout
-        let stderr = self.stderr
-        outputPipe?.fileHandleForReading.readabilityHandler = { stdout.append($0.availableData) }
-        errorPipe.fileHandleForReading.readabilityHandler = { stderr.append($0.availableData) }
         try process.run()
+        if let outputPipe { stdout.drain(outputPipe) }
+        stderr.drain(errorPipe)
     }
 
     deinit {
@@ -97,11 +125,9 @@ final class ChorusRun {
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
-        // The readability handlers may still hold the last bytes.
-        outputPipe?.fileHandleForReading.readabilityHandler = nil
-        errorPipe.fileHandleForReading.readabilityHandler = nil
-        if let outputPipe { stdout.append(outputPipe.fileHandleForReading.readDataToEndOfFile()) }
-        stderr.append(errorPipe.fileHandleForReading.readDataToEndOfFile())
+        // The reader threads stop at the pipes' end, once the last bytes are in.
+        if outputPipe != nil { _ = stdout.waitForEnd(timeout: 10) }
+        _ = stderr.waitForEnd(timeout: 10)
         return (process.terminationStatus, stdout.text, stderr.text)
     }
 
