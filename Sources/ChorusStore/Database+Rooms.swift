@@ -56,8 +56,14 @@ extension Database {
         }
     }
 
+    /// The room's members' ids, ascending. Fan-out asks for these with every event, so
+    /// they come from `MemberCache` when it can vouch for them.
     public func memberIDs(ofRoom room: Int64) throws -> [Int64] {
-        try prepare("SELECT user FROM members WHERE room = ?1 ORDER BY user").rows(.integer(room)) { $0.int(0) }
+        let dataVersion = { try self.prepare("PRAGMA data_version").row { $0.int(0) } ?? 0 }
+        if let cached = try memberCache.lookup(room, dataVersion: dataVersion) { return cached }
+        let members = try prepare("SELECT user FROM members WHERE room = ?1 ORDER BY user").rows(.integer(room)) { $0.int(0) }
+        memberCache.store(members, for: room)
+        return members
     }
 
     public func role(ofUser user: Int64, inRoom room: Int64) throws -> Role? {

@@ -13,6 +13,8 @@ public final class Database {
     private var statements: [String: Statement] = [:]
     /// Gives nested savepoints distinct names, which keeps error messages readable.
     private var savepointDepth = 0
+    /// Room member lists for `memberIDs(ofRoom:)`, kept right by triggers and hooks.
+    let memberCache = MemberCache()
 
     /// Opens (creating) the file, sets the connection up and applies pending migrations.
     ///
@@ -32,6 +34,7 @@ public final class Database {
         do {
             try configure()
             try migrate(Migrations.all)
+            try memberCache.install(on: self, handle: connection)
         } catch let error as StoreError {
             close()
             throw StoreError(code: error.code, message: "database \(path): \(error.message)")

@@ -130,7 +130,7 @@ import Testing
         }
         release.signal()
         #expect(done.wait(timeout: .now() + 10) == .success)
-        for n in 0..<2000 { try queue.sync { _ in n } }
+        for n in 0..<2000 { _ = try queue.sync { _ in n } }
         // The handler runs just after the last completion: give it a moment.
         for _ in 0..<500 where log.all.suffix(2000).filter({ $0 == "end" }).count < 2000 { Thread.sleep(forTimeInterval: 0.01) }
         let entries = log.all

@@ -29,6 +29,54 @@ import Testing
         #expect(try db.roomIDs(named: "flat 2b", forUser: 1) == [room])
     }
 
+    /// Fan-out's member lists are cached, and always tell the truth: after adds and
+    /// removes, inside a transaction that changed them, after a transaction or a savepoint
+    /// that was rolled back, after cascades from deleting a room or a user, and after
+    /// another connection's commit.
+    @Test func memberListsStayTrueThroughTheCache() throws {
+        let (directory, db, room) = try household()
+        _ = try db.createAccount(name: "carol", passwordHash: "x", created: "2026-11-30T00:00:00Z")
+        #expect(try db.memberIDs(ofRoom: room) == [1])
+        try db.addMember(room: room, user: 2, role: .member, joined: "t")
+        #expect(try db.memberIDs(ofRoom: room) == [1, 2])
+        #expect(try db.memberIDs(ofRoom: room) == [1, 2])
+
+        struct Undo: Error {}
+        // A whole transaction rolled back after the changed list was read inside it.
+        #expect(throws: Undo.self) {
+            try db.transaction { () throws -> Void in
+                try db.addMember(room: room, user: 3, role: .member, joined: "t")
+                #expect(try db.memberIDs(ofRoom: room) == [1, 2, 3])
+                throw Undo()
+            }
+        }
+        #expect(try db.memberIDs(ofRoom: room) == [1, 2])
+        // A savepoint rolled back inside a transaction that goes on and commits.
+        try db.transaction { () throws -> Void in
+            #expect(throws: Undo.self) {
+                try db.savepoint { () throws -> Void in
+                    try db.removeMember(room: room, user: 2)
+                    #expect(try db.memberIDs(ofRoom: room) == [1])
+                    throw Undo()
+                }
+            }
+            #expect(try db.memberIDs(ofRoom: room) == [1, 2])
+        }
+        #expect(try db.memberIDs(ofRoom: room) == [1, 2])
+
+        // Another connection's commit.
+        let other = try Database(path: directory.path())
+        try other.addMember(room: room, user: 3, role: .member, joined: "t")
+        other.close()
+        #expect(try db.memberIDs(ofRoom: room) == [1, 2, 3])
+
+        // Cascades: a deleted user leaves every room; a deleted room has no members.
+        try db.execute("DELETE FROM users WHERE id = 3")
+        #expect(try db.memberIDs(ofRoom: room) == [1, 2])
+        try db.deleteRoom(room)
+        #expect(try db.memberIDs(ofRoom: room) == [])
+    }
+
     /// Deleting a room removes its members, tasks, subtasks, comments, messages and invites.
     @Test func deletingARoomCascades() throws {
         let (_, db, room) = try household()
