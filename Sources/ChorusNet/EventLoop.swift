@@ -239,18 +239,33 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runEndOfTurn() {
+        var inboxVisits = 0
         // Work added while running (a flush that closes and schedules more) runs this turn too.
         while !pendingFlushes.isEmpty || !endOfTurn.isEmpty {
-            if !pendingFlushes.isEmpty {
+            // Every queued write goes out before any end-of-turn closure runs, so such a
+            // closure can count on this turn's output having been written.
+            while !pendingFlushes.isEmpty {
                 let items = pendingFlushes
                 pendingFlushes.removeAll(keepingCapacity: true)
-                for item in items { item.flushQueued() }
+                for (index, item) in items.enumerated() {
+                    // A long flush (one write per session of a big room) takes long enough
+                    // for other threads to post more (the next committed batch): taking
+                    // it in now lets its output join the writes not yet made.
+                    if index > 0 && index % Self.flushesBetweenInboxVisits == 0 && inboxVisits < Self.inboxVisitsPerTurn {
+                        inboxVisits += 1
+                        runInbox()
+                    }
+                    item.flushQueued()
+                }
             }
             let work = endOfTurn
             endOfTurn.removeAll(keepingCapacity: true)
             for item in work { item() }
         }
     }
+
+    private static let flushesBetweenInboxVisits = 128
+    private static let inboxVisitsPerTurn = 8
 }
 
 /// An object that queues output during a turn and writes it all at the turn's end.
