@@ -170,6 +170,15 @@ public final class InteractiveSession {
         guard established else { throw ClientFailure("\(connector.endpoint) closed the connection") }
         cursorSyncInFlight = false
         replaying = false
+        // Dropped before the newest-id search was over: without a cursor the reconnect
+        // would search again and skip what was missed meanwhile, so replay from what the
+        // search knows instead, with what was shown live so far as seen.
+        if cursor == nil, let floor = search?.replayFloor {
+            var provisional = EventCursor(last: floor)
+            for key in shownDuringSearch { provisional.shownLive(key: key) }
+            shownDuringSearch = []
+            cursor = provisional
+        }
         search = nil
         if !link.awaiting.isEmpty {
             let count = link.awaiting.count

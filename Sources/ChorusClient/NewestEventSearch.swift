@@ -24,6 +24,14 @@ public struct NewestEventSearch {
     /// Set once the search is over.
     public private(set) var result: Int64?
 
+    /// Where to replay from when the connection drops before the search is over: an event
+    /// id that exists and is no newer than any event shown since the session began, so a
+    /// `SYNC` after it misses nothing (it may show again some events from before the
+    /// session). Nil while nothing is known yet.
+    public var replayFloor: Int64? {
+        result ?? (found > 0 ? found : nil)
+    }
+
     /// Records the answer to `SYNC after 1`; returns the next probes to send (maybe none).
     public mutating func record(after: Int64, first: Int64?) -> [Int64] {
         if let first {

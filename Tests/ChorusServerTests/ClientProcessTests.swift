@@ -270,6 +270,31 @@ import Testing
         }
     }
 
+    /// A drop right after login, before the client has found where the event stream
+    /// stands, still replays what was said while it was away: the interrupted search
+    /// leaves a place to replay from.
+    @Test func dropRightAfterLoginStillReplays() throws {
+        let port = try freePort()
+        let house = try Household(server: try TestServer { $0.port = port })
+        let session = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
+        #expect(session.waitForOutput("OK logged in as bob"))
+        house.server.stop()
+        #expect(session.waitForOutput("lost the connection", onErrors: true))
+        house.server.configuration.port = 0
+        try house.server.restart()
+        let alice = try house.server.client()
+        #expect(try alice.last("LOGIN alice \"\(Self.password)\"").hasPrefix("OK"))
+        #expect(try alice.last("SAY \(house.room) said during the outage").hasPrefix("OK"))
+        house.server.stop()
+        house.server.configuration.port = port
+        try house.server.restart()
+        #expect(session.waitForOutput("reconnected", onErrors: true))
+        #expect(session.waitForOutput("said during the outage"))
+        session.closeInput()
+        let result = session.finish()
+        #expect(result.stdout.components(separatedBy: "said during the outage").count == 2, "once in: \(result.stdout)")
+    }
+
     /// After the server went away, the session reconnects with backoff, logs in again and
     /// shows, once each, the message made while it was away and the ones seen before.
     @Test func reconnectsAndReplaysWhatItMissed() throws {
@@ -339,6 +364,27 @@ import Testing
             }
             #expect(search.result == (ids.last ?? 0), "ids \(ids)")
         }
+    }
+
+    /// A search cut short by a dropped connection still gives a place to replay from that
+    /// is a real event no newer than the newest: nothing after it can be skipped.
+    @Test func interruptedSearchLeavesASafeReplayFloor() {
+        let ids: [Int64] = [3, 9, 40, 41, 300]
+        var search = NewestEventSearch()
+        #expect(search.replayFloor == nil)
+        var answered = 0
+        var floors: [Int64] = []
+        var queue = NewestEventSearch.growingProbes
+        while !queue.isEmpty, answered < 500 {
+            let after = queue.removeFirst()
+            queue += search.record(after: after, first: ids.first { $0 > after })
+            answered += 1
+            if let floor = search.replayFloor { floors.append(floor) }
+        }
+        #expect(!floors.isEmpty)
+        #expect(floors.allSatisfy { ids.contains($0) && $0 <= 300 })
+        #expect(floors == floors.sorted())
+        #expect(search.replayFloor == 300)
     }
 
     /// Keys from raw terminal bytes drive the editor: arrows, Home/End, history, Ctrl-C.
