@@ -7,9 +7,10 @@ import Synchronization
 /// What every event loop of the server shares: limits that count across all sessions,
 /// who is online anywhere, failed logins, the event rate, and the loops' hubs.
 ///
-/// Nothing here is on the per-message path. Sessions, their reads and writes and the
+/// Nothing here is on the per-session path. Sessions, their reads and writes and the
 /// fan-out to them belong to one loop each and take no lock; these are touched at
-/// connect, login, logout and for ADMIN figures.
+/// connect, login, logout and for ADMIN figures, and by the database thread once per
+/// committed job (the hub list and the event rate).
 final class ServerState: Sendable {
     /// Sessions open on all loops, for `--max-connections`.
     let sessionCount = Atomic<Int>(0)
