@@ -54,11 +54,11 @@ struct FanOut: Sendable {
     /// so whoever gets "OK" can count on the others having been sent the event already,
     /// as when everything ran on one loop.
     @discardableResult
-    func send(to hubs: [LoopBound<Hub>], replyingFrom issuer: LoopBound<Hub>?) -> ReplyGate? {
+    func send(to hubs: [LoopBound<Hub>], replyingFrom issuerHub: LoopBound<Hub>?) -> ReplyGate? {
         guard !isEmpty else { return nil }
-        let others = hubs.filter { $0.loop !== issuer?.loop }
+        let others = hubs.filter { $0.loop !== issuerHub?.loop }
         guard !others.isEmpty else { return nil }
-        let gate = issuer.map { ReplyGate(waitingFor: others.count, issuer: $0) }
+        let gate = issuerHub.flatMap { hub in issuer.map { ReplyGate(waitingFor: others.count, issuer: hub, session: $0) } }
         for hub in others {
             hub.loop.enqueue {
                 let local = hub.value
@@ -75,10 +75,12 @@ struct FanOut: Sendable {
 final class ReplyGate: Sendable {
     private let remaining: Atomic<Int>
     private let issuer: LoopBound<Hub>
+    private let session: UInt64
 
-    init(waitingFor loops: Int, issuer: LoopBound<Hub>) {
+    init(waitingFor loops: Int, issuer: LoopBound<Hub>, session: UInt64) {
         remaining = Atomic(loops)
         self.issuer = issuer
+        self.session = session
     }
 
     var isOpen: Bool { remaining.load(ordering: .acquiring) == 0 }
@@ -86,7 +88,7 @@ final class ReplyGate: Sendable {
     /// One loop is done; the last one wakes the issuer's loop to send what may go.
     func arrive() {
         guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-        let issuer = self.issuer
-        issuer.loop.execute { issuer.value.releaseReplies() }
+        let (issuer, session) = (self.issuer, self.session)
+        issuer.loop.execute { issuer.value.releaseReplies(of: session) }
     }
 }

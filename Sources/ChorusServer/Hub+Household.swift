@@ -14,21 +14,27 @@ extension Hub {
         }
     }
 
-    /// Queues a household command's reply behind those committed before it.
-    func queueReply(_ reply: Reply, tag: String?, to session: UInt64, after gate: ReplyGate?) {
-        replyQueue.append(PendingReply(session: session, reply: reply, tag: tag, gate: gate))
+    /// Queues a household command's reply behind the session's earlier ones, then sends
+    /// what may go.
+    func queueReply(_ reply: Reply, tag: String?, to id: UInt64, after gate: ReplyGate?) {
+        guard let session = sessions[id] else { return }
+        session.pendingReplies.append(PendingReply(reply: reply, tag: tag, gate: gate))
+        releaseReplies(of: id)
     }
 
-    /// Sends queued replies, oldest first, up to the first whose events other loops are
-    /// still writing; each sender may then go on with its next lines.
-    func releaseReplies() {
-        while let next = replyQueue.first, next.gate?.isOpen ?? true {
-            _ = replyQueue.popFirst()
-            guard let session = sessions[next.session] else { continue }
+    /// Sends the session's queued replies, oldest first, up to the first whose events
+    /// other loops are still writing; the session may then go on with its next lines.
+    /// Each session waits only for its own replies' events, never for another's.
+    func releaseReplies(of id: UInt64) {
+        guard let session = sessions[id] else { return }
+        var sent = false
+        while let next = session.pendingReplies.first, next.gate?.isOpen ?? true {
+            _ = session.pendingReplies.popFirst()
             session.inFlight -= 1
             session.send(next.reply, tag: next.tag)
-            processLines(of: session)
+            sent = true
         }
+        if sent { processLines(of: session) }
     }
 
     func household(_ request: Request, from session: Session) {
@@ -117,7 +123,6 @@ extension Hub {
                 case .failure(let error): .error(error)
                 }
                 hub.queueReply(reply, tag: tag, to: sessionID, after: gate)
-                hub.releaseReplies()
                 fanOut?.run(on: hub)
             }
             if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = hubs.first {

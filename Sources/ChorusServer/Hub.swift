@@ -34,9 +34,6 @@ final class Hub: ConnectionDelegate {
     /// looking every user up again.
     private var recipientCache: (audience: [Int64], sessions: [Session], version: UInt64)?
     private var shuttingDown = false
-    /// Household replies in commit order, waiting for their events to be written on the
-    /// other loops (`releaseReplies`).
-    var replyQueue = FIFOQueue<PendingReply>()
 
     init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService, database: DatabaseQueue,
          clock: any Clock, state: ServerState) {

@@ -23,6 +23,9 @@ final class Session {
     /// that pipelines gets its writes committed together.
     var inFlight = 0
     static let maxInFlight = 64
+    /// Replies of household commands, in commit order, waiting for their events to be
+    /// written on the other loops (`Hub.releaseReplies`).
+    var pendingReplies = FIFOQueue<PendingReply>()
     /// A line already read that must wait: a reply that would overtake in-flight
     /// commands, or a command over the in-flight cap.
     var held: PendingLine?
@@ -114,7 +117,6 @@ enum PendingLine {
 
 /// A household command's reply that waits its turn (`Hub.releaseReplies`).
 struct PendingReply {
-    let session: UInt64
     let reply: Reply
     let tag: String?
     let gate: ReplyGate?
