@@ -270,6 +270,23 @@ import Testing
         }
     }
 
+    /// Stops the server under a connected session, has alice say `text` while the
+    /// session cannot reach the server (the same data on another port, so only SYNC can
+    /// bring it), then starts it again on `port` and waits for the session to reconnect.
+    private func outage(of house: Household, port: Int, session: ChorusRun, saying text: String) throws {
+        house.server.stop()
+        #expect(session.waitForOutput("lost the connection", onErrors: true))
+        house.server.configuration.port = 0
+        try house.server.restart()
+        let alice = try house.server.client()
+        #expect(try alice.last("LOGIN alice \"\(Self.password)\"").hasPrefix("OK"))
+        #expect(try alice.last("SAY \(house.room) \(text)").hasPrefix("OK"))
+        house.server.stop()
+        house.server.configuration.port = port
+        try house.server.restart()
+        #expect(session.waitForOutput("reconnected", onErrors: true))
+    }
+
     /// A drop right after login, before the client has found where the event stream
     /// stands, still replays what was said while it was away: the interrupted search
     /// leaves a place to replay from.
@@ -278,17 +295,7 @@ import Testing
         let house = try Household(server: try TestServer { $0.port = port })
         let session = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
         #expect(session.waitForOutput("OK logged in as bob"))
-        house.server.stop()
-        #expect(session.waitForOutput("lost the connection", onErrors: true))
-        house.server.configuration.port = 0
-        try house.server.restart()
-        let alice = try house.server.client()
-        #expect(try alice.last("LOGIN alice \"\(Self.password)\"").hasPrefix("OK"))
-        #expect(try alice.last("SAY \(house.room) said during the outage").hasPrefix("OK"))
-        house.server.stop()
-        house.server.configuration.port = port
-        try house.server.restart()
-        #expect(session.waitForOutput("reconnected", onErrors: true))
+        try outage(of: house, port: port, session: session, saying: "said during the outage")
         #expect(session.waitForOutput("said during the outage"))
         session.closeInput()
         let result = session.finish()
@@ -304,20 +311,7 @@ import Testing
         #expect(session.waitForOutput("OK logged in as bob"))
         #expect(try house.alice.last("SAY \(house.room) before the outage").hasPrefix("OK"))
         #expect(session.waitForOutput("before the outage"))
-
-        house.server.stop()
-        #expect(session.waitForOutput("lost the connection", onErrors: true))
-        // The same data on another port: the session cannot reach it, so only SYNC can bring this message.
-        house.server.configuration.port = 0
-        try house.server.restart()
-        let alice = try house.server.client()
-        #expect(try alice.last("LOGIN alice \"\(Self.password)\"").hasPrefix("OK"))
-        #expect(try alice.last("SAY \(house.room) while you were away").hasPrefix("OK"))
-        house.server.stop()
-        house.server.configuration.port = port
-        try house.server.restart()
-
-        #expect(session.waitForOutput("reconnected", onErrors: true))
+        try outage(of: house, port: port, session: session, saying: "while you were away")
         #expect(session.waitForOutput("while you were away"))
         let again = try house.server.client()
         #expect(try again.last("LOGIN alice \"\(Self.password)\"").hasPrefix("OK"))
