@@ -12,12 +12,12 @@ public protocol ConnectionDelegate: AnyObject {
     func connectionDidClose(_ connection: Connection, reason: String)
 }
 
-/// One TLS connection on a non-blocking socket, owned by one event loop.
+/// One accepted TLS connection on a non-blocking socket, owned by one event loop.
 ///
 /// It handshakes, reads while its owner wants input, and queues output, writing it at the
-/// end of the loop turn so everything queued in one turn leaves in one `SSL_write`.
-/// OpenSSL may want the opposite direction from the one asked for (WANT_READ during a
-/// write, WANT_WRITE during a read); the epoll interest follows what it asked for.
+/// end of the loop turn so everything queued in one turn leaves in one `SSL_write`. The
+/// SSL calls and the epoll interest are `TLSChannel`'s; this adds the server's states,
+/// pausing, the send-queue limit and closing after a flush.
 public final class Connection {
     private enum State { case handshaking, open, closing, closed }
 
@@ -27,13 +27,10 @@ public final class Connection {
     /// Output bytes allowed to wait before the connection is dropped (`--sendq`).
     public var maxQueuedBytes: Int
 
-    private let fd: Int32
-    private let ssl: OpaquePointer
+    private let channel: TLSChannel
     private unowned let loop: EventLoop
     private let readBuffer: ReadBuffer
     private var state = State.handshaking
-    private var output: [UInt8] = []
-    private var outputStart = 0
     private var flushScheduled = false
     /// The owner asked not to read (a command in flight, the rate limit).
     private var ownerPaused = false
@@ -41,10 +38,6 @@ public final class Connection {
     /// so a client that does not read its replies cannot make the server queue more.
     private var outputPaused = false
     private var readingPaused: Bool { ownerPaused || outputPaused }
-    /// OpenSSL asked for the other direction to finish the current read or write.
-    private var readNeedsWritable = false
-    private var writeNeedsReadable = false
-    private var interest: UInt32 = 0
 
     /// Makes an accepted socket a TLS connection owned by `loop` (call on that loop) and
     /// starts watching it. Nil when OpenSSL or epoll refuse; the socket is closed then.
@@ -72,8 +65,7 @@ public final class Connection {
 
     init(id: UInt64, fd: Int32, ssl: OpaquePointer, peerHost: String, loop: EventLoop, readBuffer: ReadBuffer, maxQueuedBytes: Int) {
         self.id = id
-        self.fd = fd
-        self.ssl = ssl
+        self.channel = TLSChannel(fd: fd, ssl: ssl, interest: EPOLLIN.rawValue)
         self.peerHost = peerHost
         self.loop = loop
         self.readBuffer = readBuffer
@@ -81,22 +73,18 @@ public final class Connection {
     }
 
     deinit {
-        if state != .closed {
-            SSL_free(ssl)
-            Glibc.close(fd)
-        }
+        if state != .closed { channel.free() }
     }
 
     /// Starts watching the socket; the handshake begins when the client speaks.
     func start() throws {
-        interest = EPOLLIN.rawValue
-        try loop.register(fd, events: interest) { [unowned self] events in self.handle(events) }
+        try loop.register(channel.fd, events: channel.interest) { [unowned self] events in self.handle(events) }
     }
 
     public var isOpen: Bool { state == .open }
-    public var queuedBytes: Int { output.count - outputStart }
+    public var queuedBytes: Int { channel.queuedBytes }
     /// The negotiated protocol, e.g. "TLSv1.3".
-    public var protocolVersion: String { String(cString: SSL_get_version(ssl)) }
+    public var protocolVersion: String { String(cString: SSL_get_version(channel.ssl)) }
 
     // MARK: Output
 
@@ -111,7 +99,7 @@ public final class Connection {
     /// an event without retaining it once per recipient.
     public func send(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard state == .open || state == .handshaking else { return }
-        output.append(contentsOf: bytes)
+        channel.queue(bytes)
         if queuedBytes > maxQueuedBytes {
             close(reason: "send queue over \(maxQueuedBytes) bytes")
             return
@@ -138,30 +126,15 @@ public final class Connection {
 
     private func flush() {
         guard state == .open || state == .closing else { return }
-        writeNeedsReadable = false
-        while outputStart < output.count {
-            let written = output.withUnsafeBytes { buffer in
-                SSL_write(ssl, buffer.baseAddress! + outputStart, Int32(clamping: buffer.count - outputStart))
-            }
-            if written > 0 {
-                outputStart += Int(written)
-                continue
-            }
-            switch SSL_get_error(ssl, written) {
-            case SSL_ERROR_WANT_WRITE:
-                updateInterest()
-                return
-            case SSL_ERROR_WANT_READ:
-                writeNeedsReadable = true
-                updateInterest()
-                return
-            default:
-                close(reason: "write failed: \(OpenSSLError.drainOrErrno())")
-                return
-            }
+        switch channel.writeQueued() {
+        case .finished: break
+        case .waiting:
+            updateInterest()
+            return
+        case .failed(let reason):
+            close(reason: reason)
+            return
         }
-        output.removeAll(keepingCapacity: output.capacity <= 65_536)
-        outputStart = 0
         if outputPaused {
             outputPaused = false
             if state == .open && !readingPaused {
@@ -170,7 +143,7 @@ public final class Connection {
             }
         }
         if state == .closing {
-            _ = SSL_shutdown(ssl)
+            _ = SSL_shutdown(channel.ssl)
             close(reason: "closed")
             return
         }
@@ -192,7 +165,7 @@ public final class Connection {
         guard !readingPaused else { return }
         updateInterest()
         // OpenSSL may already hold decrypted bytes that epoll will never announce.
-        if state == .open && SSL_pending(ssl) > 0 {
+        if state == .open && SSL_pending(channel.ssl) > 0 {
             loop.atEndOfTurn { [self] in readAvailable() }
         }
     }
@@ -203,41 +176,34 @@ public final class Connection {
             return
         }
         if events & EPOLLOUT.rawValue != 0 {
-            if readNeedsWritable { readAvailable() }
+            if channel.readNeedsWritable { readAvailable() }
             if state == .open || state == .closing { flush() }
         }
         if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
-            if writeNeedsReadable { flush() }
+            if channel.writeNeedsReadable { flush() }
             if !readingPaused || events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { readAvailable() }
         }
     }
 
     private func handshake() {
-        let result = SSL_do_handshake(ssl)
-        if result == 1 {
+        switch channel.handshake() {
+        case .finished:
             state = .open
             updateInterest()
             if queuedBytes > 0 { scheduleFlush() }
             delegate?.connectionDidOpen(self)
             if state == .open { readAvailable() }
-            return
-        }
-        switch SSL_get_error(ssl, result) {
-        case SSL_ERROR_WANT_READ:
-            readNeedsWritable = false
+        case .waiting:
             updateInterest()
-        case SSL_ERROR_WANT_WRITE:
-            readNeedsWritable = true
-            updateInterest()
-        default:
-            close(reason: "TLS handshake failed: \(OpenSSLError.drainOrErrno())")
+        case .failed(let reason):
+            close(reason: reason)
         }
     }
 
     /// Reads while there is input and the owner wants it. A bounded number of records per
     /// turn keeps one busy client from starving the others.
     private func readAvailable() {
-        readNeedsWritable = false
+        channel.beginReading()
         var rounds = 0
         while state == .open && !readingPaused {
             if rounds == 16 {
@@ -245,27 +211,17 @@ public final class Connection {
                 return
             }
             rounds += 1
-            let count = SSL_read(ssl, readBuffer.pointer, Int32(readBuffer.capacity))
-            if count > 0 {
-                delegate?.connection(self, didReceive: UnsafeRawBufferPointer(start: readBuffer.pointer, count: Int(count)))
-                continue
-            }
-            switch SSL_get_error(ssl, count) {
-            case SSL_ERROR_WANT_READ:
+            switch channel.read(into: readBuffer) {
+            case .bytes(let count):
+                delegate?.connection(self, didReceive: UnsafeRawBufferPointer(start: readBuffer.pointer, count: count))
+            case .waiting:
                 updateInterest()
                 return
-            case SSL_ERROR_WANT_WRITE:
-                readNeedsWritable = true
-                updateInterest()
-                return
-            case SSL_ERROR_ZERO_RETURN:
+            case .closedByPeer:
                 close(reason: "client closed")
                 return
-            case SSL_ERROR_SYSCALL where ERR_peek_error() == 0:
-                close(reason: "connection reset")
-                return
-            default:
-                close(reason: "read failed: \(OpenSSLError.drainOrErrno())")
+            case .failed(let reason):
+                close(reason: reason)
                 return
             }
         }
@@ -273,16 +229,8 @@ public final class Connection {
 
     private func updateInterest() {
         guard state != .closed else { return }
-        var wanted: UInt32 = EPOLLRDHUP.rawValue
-        let wantsInput = state == .handshaking ? !readNeedsWritable : !readingPaused
-        if wantsInput || writeNeedsReadable { wanted |= EPOLLIN.rawValue }
-        if readNeedsWritable || (outputStart < output.count && !writeNeedsReadable && !flushScheduled) {
-            wanted |= EPOLLOUT.rawValue
-        }
-        if wanted != interest {
-            interest = wanted
-            loop.modify(fd, events: wanted)
-        }
+        let wantsInput = state == .handshaking ? !channel.readNeedsWritable : !readingPaused
+        channel.updateInterest(on: loop, wantsInput: wantsInput, flushScheduled: flushScheduled, always: EPOLLRDHUP.rawValue)
     }
 
     // MARK: Closing
@@ -291,11 +239,7 @@ public final class Connection {
     public func close(reason: String) {
         guard state != .closed else { return }
         state = .closed
-        loop.unregister(fd)
-        SSL_free(ssl)
-        Glibc.close(fd)
-        output = []
-        outputStart = 0
+        channel.close(on: loop)
         delegate?.connectionDidClose(self, reason: reason)
         delegate = nil
     }
