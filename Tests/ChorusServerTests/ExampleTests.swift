@@ -63,11 +63,7 @@ import Testing
     /// binary, and exits 0; with a wrong room it exits 1.
     @Test func cronReminderPosts() throws {
         let server = try TestServer()
-        let alice = try server.device("alice")
-        let bot = try server.device("housebot")
-        let room = id(try alice.ok("ROOM CREATE Flat")["room"])
-        try alice.ok("ROOM ADD \(room) housebot")
-        let secret = try #require(try bot.ok("TOKEN CREATE cron")["token"] as? String)
+        let (alice, _, _, secret) = try server.roomWithBot()
         let directory = try TemporaryDirectory()
         let tokenFile = directory.path + "/bot.token"
         #expect(FileManager.default.createFile(atPath: tokenFile, contents: Data((secret + "\n").utf8)))

@@ -160,3 +160,15 @@ func id(_ value: Any?) -> Int {
 func shape(_ message: String) -> String {
     message.replacing(/[0-9]+/, with: "N")
 }
+
+extension TestServer {
+    /// alice's room "Flat" with the account housebot in it, and a bot token "cron" for it.
+    func roomWithBot() throws -> (alice: Device, bot: Device, room: Int, token: String) {
+        let alice = try device("alice")
+        let bot = try device("housebot")
+        let room = id(try alice.ok("ROOM CREATE Flat")["room"])
+        try alice.ok("ROOM ADD \(room) housebot")
+        let token = try #require(try bot.ok("TOKEN CREATE cron")["token"] as? String)
+        return (alice, bot, room, token)
+    }
+}

@@ -60,11 +60,7 @@ import Testing
     /// A bot sees and does what its account may: it posts into its rooms, and others see it.
     @Test func botActsAsItsAccount() throws {
         let server = try TestServer()
-        let alice = try server.device("alice")
-        let bot = try server.device("housebot")
-        let room = id(try alice.ok("ROOM CREATE Flat")["room"])
-        try alice.ok("ROOM ADD \(room) housebot")
-        let secret = try #require(try bot.ok("TOKEN CREATE cron")["token"] as? String)
+        let (alice, _, _, secret) = try server.roomWithBot()
         let cron = try server.client()
         #expect(try cron.last("AUTH \(secret)").hasPrefix("OK"))
         #expect(try cron.last("SAY Flat Bins go out tonight") == "OK said in Flat")
