@@ -1,8 +1,8 @@
 import ChorusClient
 import ChorusCrypto
+import ChorusLocking
 import Foundation
 import Glibc
-import Synchronization
 import Testing
 
 /// The `chorus` executable run as a user runs it, with its own HOME and XDG_CONFIG_HOME in
@@ -13,9 +13,10 @@ final class ChorusRun {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("chorus").path
     }
 
-    /// Output read on a background thread and kept behind a lock.
+    /// Output read on a background thread and kept behind a lock (`Locked`, not `Mutex`:
+    /// ThreadSanitizer cannot see Mutex's futex hand-over and reports a race that is not there).
     final class Capture: Sendable {
-        private let bytes = Mutex(Data())
+        private let bytes = Locked(Data())
         private let ended = DispatchSemaphore(value: 0)
         func append(_ data: Data) { bytes.withLock { $0.append(data) } }
         var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
