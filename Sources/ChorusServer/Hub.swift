@@ -146,10 +146,20 @@ final class Hub: ConnectionDelegate {
         for delivery in deliveries {
             // A notice is nobody's reply, so even the session whose command set it off hears it.
             let skipped = delivery.isNotice ? nil : issuer
+            let sessions = recipients(of: delivery.audience)
             delivery.event.json.withUnsafeBufferPointer { json in
                 delivery.event.text.withUnsafeBufferPointer { text in
-                    for session in recipients(of: delivery.audience) where session.id != skipped {
-                        session.connection.send(session.mode == .json ? json : text)
+                    sessions.withUnsafeBufferPointer { sessions in
+                        // `sessions` keeps every recipient alive for the loop, so each is
+                        // used without a retain and release of its own: at a hundred
+                        // recipients per event those were a tenth of the loop's time.
+                        for index in sessions.indices {
+                            Unmanaged.passUnretained(sessions[index])._withUnsafeGuaranteedRef { session in
+                                if session.id != skipped {
+                                    session.connection.send(session.mode == .json ? json : text)
+                                }
+                            }
+                        }
                     }
                 }
             }

@@ -17,6 +17,8 @@ struct BenchOptions: Sendable {
     var messages = 200
     var window: Int?
     var payload = 64
+    /// fanout: the output mode members read events in (`json`, as a bot; `text`, as a person).
+    var mode = "json"
     var sessions = 2000
     var accounts = 100
     var parallel = 64
@@ -48,6 +50,7 @@ struct BenchOptions: Sendable {
           --insecure              accept any certificate
         sizes:
           --members N --senders S --messages M --window W --payload P   fanout (100, 10, 200, 16, 64)
+          --mode json|text                                              fanout: how members read events (json)
           --sessions C --accounts U --parallel P                        connections (2000, 100, 64)
           --loops K --seconds D                                         handshake, login (4, 10)
           --clients T --seconds D --window W                            writes (8, 10, 1)
@@ -109,6 +112,9 @@ struct BenchOptions: Sendable {
         case "--messages": messages = try Self.number(flag, value, 1...100_000_000)
         case "--window": window = try Self.number(flag, value, 1...100_000)
         case "--payload": payload = try Self.number(flag, value, 1...4000)
+        case "--mode":
+            guard value == "json" || value == "text" else { throw BenchFailure("--mode is json or text, not \(value)") }
+            mode = value
         case "--sessions": sessions = try Self.number(flag, value, 1...1_000_000)
         case "--accounts": accounts = try Self.number(flag, value, 1...1_000_000)
         case "--parallel": parallel = try Self.number(flag, value, 1...100_000)

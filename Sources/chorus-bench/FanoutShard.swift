@@ -31,6 +31,8 @@ final class FanoutShard {
     }
 
     private static let messageEvent = Array(#"{"type":"event","event":"message""#.utf8)
+    private static let textEvent = Array("* ".utf8)
+    private var textMode = false
 
     let index: Int
     let connector: ClientConnector
@@ -97,6 +99,17 @@ final class FanoutShard {
         }
     }
 
+    /// Members read events as a person does, one text line each (`MODE text`); set-up
+    /// itself needs JSON replies. `drain`'s PINGs, answered in order, wait for these.
+    func switchToTextMode() {
+        textMode = true
+        for member in members {
+            member.session.request("MODE text") { [unowned self] reply in
+                if !reply.ok { self.fail("MODE text: \(reply.errorSummary)") }
+            }
+        }
+    }
+
     /// Waits until every event set-up caused has arrived.
     func drain(completion: @escaping (BenchFailure?) -> Void) {
         PingBarrier.run(members.map(\.session), completion: completion)
@@ -130,27 +143,26 @@ final class FanoutShard {
     private func send(from member: FanoutMember) {
         guard let plan else { return }
         let sequence = member.takeSequence()
+        let sentAt = BenchClock.now()
         member.session.request(building: { out in
             out.append(contentsOf: "SAY ".utf8)
             appendDecimal(UInt64(plan.room), to: &out)
             out.append(UInt8(ascii: " "))
-            FanoutMember.appendText(to: &out, sentAt: BenchClock.now(), sender: member.number, sequence: sequence,
+            FanoutMember.appendText(to: &out, sentAt: sentAt, sender: member.number, sequence: sequence,
                                     payload: plan.payload)
         }, { [unowned self, unowned member] reply in
-            self.acknowledged(reply, for: member)
+            self.acknowledged(reply, for: member, sentAt: sentAt)
         })
     }
 
-    private func acknowledged(_ reply: ReplyLine, for member: FanoutMember) {
+    private func acknowledged(_ reply: ReplyLine, for member: FanoutMember, sentAt: UInt64) {
         guard let plan else { return }
         guard reply.ok else {
             fail("SAY from member \(member.number): \(reply.errorSummary)")
             return
         }
         let now = BenchClock.now()
-        if let text = FanoutMember.parseText(reply.bytes), now >= text.sentAt {
-            tally.replyLatency.record(nanoseconds: now - text.sentAt)
-        }
+        if now >= sentAt { tally.replyLatency.record(nanoseconds: now - sentAt) }
         member.acked += 1
         tally.acked += 1
         if member.sent < plan.messages { send(from: member) }
@@ -158,7 +170,7 @@ final class FanoutShard {
     }
 
     private func receive(_ line: UnsafeRawBufferPointer, by member: FanoutMember) {
-        guard let plan, line.hasPrefix(Self.messageEvent), let text = FanoutMember.parseText(line),
+        guard let plan, line.hasPrefix(textMode ? Self.textEvent : Self.messageEvent), let text = FanoutMember.parseText(line),
               text.sender < plan.senders, text.sequence < plan.messages else { return }
         guard member.markReceived(sender: text.sender, sequence: text.sequence) else {
             member.duplicates += 1

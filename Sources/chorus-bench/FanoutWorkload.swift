@@ -26,6 +26,7 @@ enum FanoutWorkload {
                        parallel: parallel, completion: finish)
         }
         try generator.run("wait for set-up events", timeout: options.timeout) { shard, finish in
+            if options.mode == "text" { shard.switchToTextMode() }
             shard.drain(completion: finish)
         }
         let setupSeconds = Date().timeIntervalSince(setupStart)
@@ -67,6 +68,7 @@ enum FanoutWorkload {
         report.parameters = [
             ("members", .int(options.members)), ("senders", .int(options.senders)),
             ("messages", .int(options.messages)), ("window", .int(plan.window)), ("payload", .int(options.payload)),
+            ("mode", .string(options.mode)),
         ]
         report.results = [
             ("deliveries", .int(total.delivered)),
@@ -84,7 +86,7 @@ enum FanoutWorkload {
         ]
         report.cost = CPUCost(from: before, to: after)
         report.summary = [
-            "\(options.members) members, \(options.senders) senders × \(options.messages) messages, window \(plan.window), \(options.payload)-byte text (set-up \(String(format: "%.1f", setupSeconds)) s)",
+            "\(options.members) members, \(options.senders) senders × \(options.messages) messages, window \(plan.window), \(options.payload)-byte text, \(options.mode) mode (set-up \(String(format: "%.1f", setupSeconds)) s)",
             String(format: "deliveries: %d of %d in %.3f s = %.0f /s; messages %.0f /s", total.delivered, total.expected,
                    seconds, Double(total.delivered) / seconds, Double(total.acked) / seconds),
             "delivery latency: \(total.deliveryLatency.summary)",
