@@ -72,21 +72,34 @@ public indirect enum JSONValue: Sendable, Equatable {
     /// Escapes quotes, backslashes and every control character; other UTF-8 passes through.
     public static func encodeString(_ string: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
-            case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
-            case UInt8(ascii: "\r"): out.append(contentsOf: "\\r".utf8)
-            case UInt8(ascii: "\t"): out.append(contentsOf: "\\t".utf8)
-            case 0..<0x20, 0x7f:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0f)])
-            default: out.append(byte)
+        var string = string
+        string.withUTF8 { bytes in
+            // Most text needs no escape: copy it in runs, not byte by byte.
+            var runStart = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7f else { continue }
+                if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+                appendEscape(for: byte, into: &out)
+                runStart = index + 1
             }
+            if runStart < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...])) }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(for byte: UInt8, into out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(contentsOf: "\\\"".utf8)
+        case UInt8(ascii: "\\"): out.append(contentsOf: "\\\\".utf8)
+        case UInt8(ascii: "\n"): out.append(contentsOf: "\\n".utf8)
+        case UInt8(ascii: "\r"): out.append(contentsOf: "\\r".utf8)
+        case UInt8(ascii: "\t"): out.append(contentsOf: "\\t".utf8)
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            out.append(contentsOf: "\\u00".utf8)
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0x0f)])
+        }
     }
 }

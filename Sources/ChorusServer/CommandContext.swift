@@ -27,6 +27,8 @@ struct Delivery: Sendable {
 
     /// Sorted without repeats. A room's member list arrives sorted, which keeps this linear.
     static func uniqued(_ users: [Int64]) -> [Int64] {
+        // The common case, a room's member list, is already that: keep it without a copy.
+        if users.isStrictlyIncreasing { return users }
         var sorted = users
         if !users.isSorted { sorted.sort() }
         var kept = 0
@@ -41,6 +43,7 @@ struct Delivery: Sendable {
 
 private extension Array where Element == Int64 {
     var isSorted: Bool { zip(self, dropFirst()).allSatisfy { $0 <= $1 } }
+    var isStrictlyIncreasing: Bool { zip(self, dropFirst()).allSatisfy { $0 < $1 } }
 }
 
 /// What a household command produced: the reply, and events to fan out once committed.

@@ -70,6 +70,9 @@ struct JSONValueTests {
         #expect(JSONValue.string("\u{0}\u{1}\u{1b}\u{1f}\u{7f}").encoded == #""\u0000\u0001\u001b\u001f\u007f""#)
         #expect(JSONValue.string("a/b Café ☕").encoded == "\"a/b Café ☕\"")
         #expect(JSONValue.string("").encoded == #""""#)
+        // Runs of plain text between escapes, at the start, middle and end, are kept whole.
+        #expect(JSONValue.string("\"lead ☕ mid\nmore\\x tail é").encoded == #""\"lead ☕ mid\nmore\\x tail é""#)
+        #expect(JSONValue.string("plain text with no escape at all").encoded == #""plain text with no escape at all""#)
     }
 
     /// Every one of the 33 ASCII control characters round-trips through Foundation's JSON parser.
