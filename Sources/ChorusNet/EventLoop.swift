@@ -29,6 +29,10 @@ public final class EventLoop: @unchecked Sendable {
     /// Connections with output queued this turn: flushed before the other end-of-turn work,
     /// without a closure (or a weak reference) per connection per turn.
     private var pendingFlushes: [any TurnFlushing] = []
+    /// Work that fills connections' output before this turn's writes (fan-out queued in
+    /// the turn, copied recipient by recipient), run again after every inbox visit during
+    /// the writes so what arrived then joins the writes not yet made.
+    private var pendingPreparations: [any TurnPreparing] = []
     /// The one scratch buffer this loop's connections read into.
     let readBuffer = ReadBuffer()
     private let inbox = Locked<[@Sendable () -> Void]>([])
@@ -161,6 +165,13 @@ public final class EventLoop: @unchecked Sendable {
         pendingFlushes.append(item)
     }
 
+    /// Runs `item.prepareWrites()` before this turn's writes begin (or, when listed during
+    /// them, before the writes not yet made). The caller keeps its own "already listed" flag.
+    public func prepareBeforeWrites(_ item: any TurnPreparing) {
+        assertOnLoop()
+        pendingPreparations.append(item)
+    }
+
     // MARK: Running
 
     /// Runs the loop on the calling thread until `stop()`.
@@ -194,6 +205,7 @@ public final class EventLoop: @unchecked Sendable {
         // objects that own this loop, say) stays alive in a cycle.
         handlers.removeAll()
         pendingFlushes.removeAll()
+        pendingPreparations.removeAll()
         timerActions.removeAll()
         timers = TimerHeap()
     }
@@ -208,7 +220,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func waitTimeoutMilliseconds() -> Int32 {
-        if !endOfTurn.isEmpty || !pendingFlushes.isEmpty { return 0 }
+        if !endOfTurn.isEmpty || !pendingFlushes.isEmpty || !pendingPreparations.isEmpty { return 0 }
         guard let next = timers.first else { return -1 }
         let now = MonotonicTime.nanoseconds()
         if next.deadline <= now { return 0 }
@@ -241,7 +253,8 @@ public final class EventLoop: @unchecked Sendable {
     private func runEndOfTurn() {
         var inboxVisits = 0
         // Work added while running (a flush that closes and schedules more) runs this turn too.
-        while !pendingFlushes.isEmpty || !endOfTurn.isEmpty {
+        while !pendingFlushes.isEmpty || !endOfTurn.isEmpty || !pendingPreparations.isEmpty {
+            runPreparations()
             // Every queued write goes out before any end-of-turn closure runs, so such a
             // closure can count on this turn's output having been written.
             while !pendingFlushes.isEmpty {
@@ -254,13 +267,23 @@ public final class EventLoop: @unchecked Sendable {
                     if index > 0 && index % Self.flushesBetweenInboxVisits == 0 && inboxVisits < Self.inboxVisitsPerTurn {
                         inboxVisits += 1
                         runInbox()
+                        runPreparations()
                     }
                     item.flushQueued()
                 }
+                runPreparations()
             }
             let work = endOfTurn
             endOfTurn.removeAll(keepingCapacity: true)
             for item in work { item() }
+        }
+    }
+
+    private func runPreparations() {
+        while !pendingPreparations.isEmpty {
+            let items = pendingPreparations
+            pendingPreparations.removeAll(keepingCapacity: true)
+            for item in items { item.prepareWrites() }
         }
     }
 
@@ -271,6 +294,12 @@ public final class EventLoop: @unchecked Sendable {
 /// An object that queues output during a turn and writes it all at the turn's end.
 protocol TurnFlushing: AnyObject {
     func flushQueued()
+}
+
+/// Loop-owned work that fills connections' output before the turn's writes
+/// (`EventLoop.prepareBeforeWrites`).
+public protocol TurnPreparing: AnyObject {
+    func prepareWrites()
 }
 
 /// A value that belongs to one event loop: it may be carried across threads, but only

@@ -33,6 +33,8 @@ final class Hub: ConnectionDelegate {
     /// with the same audience, and comparing two lists of user ids is cheaper than
     /// looking every user up again.
     private var recipientCache: (audience: [Int64], sessions: [Session], version: UInt64)?
+    /// Events this turn brought, written to their recipients just before the turn's writes.
+    let pendingFanOut: PendingFanOut
     private var shuttingDown = false
 
     init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService, database: DatabaseQueue,
@@ -43,6 +45,7 @@ final class Hub: ConnectionDelegate {
         self.database = database
         self.clock = clock
         self.state = state
+        self.pendingFanOut = PendingFanOut(loop: loop)
     }
 
     /// This hub, carried across threads and opened only on its loop.
@@ -58,7 +61,7 @@ final class Hub: ConnectionDelegate {
             return
         }
         guard let connection = Connection.open(accepted, on: loop, maxQueuedBytes: configuration.sendQueueBytes) else { return }
-        let session = Session(connection: connection, maxLine: configuration.maxLine)
+        let session = Session(connection: connection, maxLine: configuration.maxLine, pendingFanOut: pendingFanOut)
         connection.delegate = self
         sessions[connection.id] = session
         let open = state.sessionCount.add(1, ordering: .relaxed).newValue
@@ -146,23 +149,7 @@ final class Hub: ConnectionDelegate {
         for delivery in deliveries {
             // A notice is nobody's reply, so even the session whose command set it off hears it.
             let skipped = delivery.isNotice ? nil : issuer
-            let sessions = recipients(of: delivery.audience)
-            delivery.event.json.withUnsafeBufferPointer { json in
-                delivery.event.text.withUnsafeBufferPointer { text in
-                    sessions.withUnsafeBufferPointer { sessions in
-                        // `sessions` keeps every recipient alive for the loop, so each is
-                        // used without a retain and release of its own: at a hundred
-                        // recipients per event those were a tenth of the loop's time.
-                        for index in sessions.indices {
-                            Unmanaged.passUnretained(sessions[index])._withUnsafeGuaranteedRef { session in
-                                if session.id != skipped {
-                                    session.connection.send(session.mode == .json ? json : text)
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            pendingFanOut.add(delivery.event, to: recipients(of: delivery.audience), skipping: skipped)
             if delivery.isNotice {
                 reached += delivery.audience.filter { sessionsByUser[$0] != nil }.map { .init(user: $0, event: delivery.id) }
             }

@@ -11,7 +11,10 @@ import ChorusStore
 final class Session {
     let connection: Connection
     var framer: LineFramer
-    var mode = OutputMode.text
+    /// Events already due to this session are written in the mode they were sent in.
+    var mode = OutputMode.text {
+        willSet { pendingFanOut.writeAll() }
+    }
     var account: AccountRecord?
     /// The bot token this session logged in with, so revoking it can close the session.
     var tokenID: Int64?
@@ -39,8 +42,13 @@ final class Session {
     /// The address this session counts against for `--max-per-ip` (nil: not counted).
     var countedAddress: String?
 
-    init(connection: Connection, maxLine: Int) {
+    /// The loop's fan-out still to be copied this turn: anything else sent to this
+    /// session writes it first, so nothing overtakes an event sent before it.
+    private let pendingFanOut: PendingFanOut
+
+    init(connection: Connection, maxLine: Int, pendingFanOut: PendingFanOut) {
         self.connection = connection
+        self.pendingFanOut = pendingFanOut
         self.framer = LineFramer(maxLine: maxLine)
         self.lastActivity = MonotonicTime.nanoseconds()
     }
@@ -48,10 +56,12 @@ final class Session {
     var id: UInt64 { connection.id }
 
     func send(_ reply: Reply, tag: String?) {
+        pendingFanOut.writeAll()
         connection.send(reply.rendered(mode: mode, tag: tag))
     }
 
     func send(_ event: RenderedEvent) {
+        pendingFanOut.writeAll()
         connection.send(event.bytes(for: mode))
     }
 

@@ -34,6 +34,90 @@ import Testing
         }
     }
 
+    /// Two members pipeline bursts of chat at once, so their lines commit in the same
+    /// batches and reach each loop as runs of events for the same room (written to each
+    /// recipient in one piece): everyone else gets every line once, in order, in their
+    /// own output mode; a sender's session gets the other's lines but none of its own,
+    /// while the sender's other device gets them all.
+    @Test func pipelinedBurstsReachEveryoneButTheirSenders() throws {
+        let server = try TestServer { $0.loops = 2 }
+        let phone = try server.device("alice", label: "alice's phone")
+        let laptop = try server.device("alice", label: "alice's laptop", register: false)
+        let bob = try server.device("bob")
+        let carol = try server.device("carol")
+        let dave = try server.user("dave")
+        let room = id(try phone.ok("ROOM CREATE Burst")["room"])
+        for name in ["bob", "carol", "dave"] { try phone.ok("ROOM ADD \(room) \(name)") }
+        for device in [phone, laptop, bob, carol] { _ = try device.drain() }
+        _ = try dave.call("PING settle")
+        while !dave.events.isEmpty { _ = try dave.nextEvent() }
+
+        // Written in turns, a few lines at a time, so the two bursts mix in the batches.
+        let count = 40
+        let chunk = 5
+        for start in stride(from: 0, to: count, by: chunk) {
+            for (sender, who) in [(phone, "a"), (bob, "b")] {
+                let lines = (start..<start + chunk).map { "SAY \(room) \(who)\($0)\r\n" }.joined()
+                try sender.client.connection.sendRaw(Array(lines.utf8))
+            }
+        }
+        for sender in [phone, bob] {
+            for _ in 0..<count {
+                let reply = try Device.decode(try sender.client.reply().last ?? "")
+                #expect(reply["type"] as? String == "ok", "\(sender.label): \(reply)")
+            }
+        }
+
+        let texts = { (events: [JSON]) in events.map { object($0["message"])["text"] as? String ?? "?" } }
+        let alices = (0..<count).map { "a\($0)" }
+        let bobs = (0..<count).map { "b\($0)" }
+        let everything = try carol.drain()
+        #expect(everything.count == 2 * count)
+        #expect(texts(everything).filter { $0.hasPrefix("a") } == alices)
+        #expect(texts(everything).filter { $0.hasPrefix("b") } == bobs)
+        #expect(texts(try laptop.drain()) == texts(everything))
+        #expect(texts(try phone.drain()) == bobs)
+        #expect(texts(try bob.drain()) == alices)
+        // Dave reads text lines: the same lines, in the same order.
+        _ = try dave.call("PING barrier")
+        let shown = dave.events.map { $0.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?" }
+        #expect(shown == texts(everything))
+    }
+
+    /// A reply never overtakes an event committed before its command: a member whose chat
+    /// lines commit in the same batches as someone else's sees each earlier line of theirs
+    /// before the `OK` for its own (events wait to be copied until the turn's writes, and
+    /// a reply first writes what is waiting).
+    @Test func repliesFollowEarlierEvents() throws {
+        let server = try TestServer { $0.loops = 1 }
+        let bob = try server.device("bob")
+        let carol = try server.device("carol")
+        let room = id(try bob.ok("ROOM CREATE Order")["room"])
+        try bob.ok("ROOM ADD \(room) carol")
+        for device in [bob, carol] { _ = try device.drain() }
+
+        let count = 40
+        for start in stride(from: 0, to: count, by: 4) {
+            for (sender, who) in [(bob, "b"), (carol, "c")] {
+                let lines = (start..<start + 4).map { "SAY \(room) \(who)\($0)\r\n" }.joined()
+                try sender.client.connection.sendRaw(Array(lines.utf8))
+            }
+        }
+        var heardBefore: [(own: Int, heard: Set<Int>)] = []
+        for _ in 0..<count {
+            let reply = try Device.decode(try carol.client.reply().last ?? "")
+            let heard = try carol.client.events.map { id(try Device.decode($0)["message"]) }
+            heardBefore.append((id(reply["message"]), Set(heard)))
+        }
+        for _ in 0..<count { _ = try bob.client.reply() }
+        let bobsLines = try carol.drain().map { id($0["message"]) }
+        #expect(bobsLines.count == count)
+        for (own, heard) in heardBefore {
+            let earlier = Set(bobsLines.filter { $0 < own })
+            #expect(earlier.isSubset(of: heard), "carol's OK for message \(own) came before bob's \(earlier.subtracting(heard).sorted())")
+        }
+    }
+
     /// A household of three with a second device: every change reaches every other session of every member exactly once, never the issuing session or an outsider.
     @Test func everyChangeReachesExactlyTheRightSessions() throws {
         let server = try TestServer()
