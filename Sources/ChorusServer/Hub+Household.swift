@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusNet
 import ChorusStore
 
 /// Rooms, tasks and chat: each command runs as one job on the database thread (inside
@@ -100,6 +101,7 @@ extension Hub {
         let clock = self.clock
         let state = self.state
         session.inFlight += 1
+        databaseWake.schedule()
         database.submit({ db in
             let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status)
             var result = try work(context)
@@ -109,7 +111,7 @@ extension Hub {
                 result.nextNotice = .some(try context.nextNoticeTime())
             }
             return result
-        }) { result in
+        }, deferWake: true) { result in
             // On the database thread, just after the commit: every loop gets the events
             // (this one after the reply), and the scheduler's loop any new notice time.
             let outcome = result.mapError(AccountService.clientError)
@@ -129,5 +131,29 @@ extension Hub {
                 scheduler.loop.enqueue { scheduler.value.armNoticeTimer(at: next) }
             }
         }
+    }
+}
+
+/// Wakes the database queue once at the end of a loop turn in which household commands
+/// were queued with `deferWake`, so everything the turn read commits in one batch.
+final class DatabaseWake: TurnPreparing {
+    private let loop: EventLoop
+    private let database: DatabaseQueue
+    private var scheduled = false
+
+    init(loop: EventLoop, database: DatabaseQueue) {
+        self.loop = loop
+        self.database = database
+    }
+
+    func schedule() {
+        guard !scheduled else { return }
+        scheduled = true
+        loop.prepareBeforeWrites(self)
+    }
+
+    func prepareWrites() {
+        scheduled = false
+        database.wakeForQueuedJobs()
     }
 }

@@ -35,6 +35,8 @@ final class Hub: ConnectionDelegate {
     private var recipientCache: (audience: [Int64], sessions: [Session], version: UInt64)?
     /// Events this turn brought, written to their recipients just before the turn's writes.
     let pendingFanOut: PendingFanOut
+    /// Household commands read this turn start the database once, at the turn's end.
+    let databaseWake: DatabaseWake
     private var shuttingDown = false
 
     init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService, database: DatabaseQueue,
@@ -46,6 +48,7 @@ final class Hub: ConnectionDelegate {
         self.clock = clock
         self.state = state
         self.pendingFanOut = PendingFanOut(loop: loop)
+        self.databaseWake = DatabaseWake(loop: loop, database: database)
     }
 
     /// This hub, carried across threads and opened only on its loop.

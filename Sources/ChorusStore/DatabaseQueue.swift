@@ -51,8 +51,14 @@ public final class DatabaseQueue: Sendable {
     /// Queues `job`; `completion` gets its result after the batch committed, or a 503
     /// "shutting down" at once when the queue is closed. Errors thrown by the job arrive
     /// unchanged.
+    ///
+    /// With `deferWake`, an idle queue does not start on it until `wakeForQueuedJobs()`:
+    /// an event loop queues everything one turn read (a client's pipelined burst, several
+    /// clients' lines) and then wakes the queue once, so it all shares one batch instead
+    /// of the first job starting a batch of its own while the rest are still being read.
     public func submit<T: Sendable>(
         _ job: @escaping @Sendable (Database) throws -> T,
+        deferWake: Bool = false,
         completion: @escaping @Sendable (Result<T, Error>) -> Void
     ) {
         worker.submit(QueueJob(
@@ -63,7 +69,12 @@ public final class DatabaseQueue: Sendable {
                     completion(batchError.map { .failure($0) } ?? result)
                 }
             },
-            fail: { completion(.failure($0)) }))
+            fail: { completion(.failure($0)) }), wakeWorker: !deferWake)
+    }
+
+    /// Starts an idle queue on the jobs submitted with `deferWake`.
+    public func wakeForQueuedJobs() {
+        worker.wakeIfQueued()
     }
 
     /// `handler` runs after each batch's completions have all been called (on the

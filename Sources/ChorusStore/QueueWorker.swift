@@ -79,13 +79,15 @@ final class QueueWorker: Sendable {
         }
     }
 
-    /// Queues a job, or fails it at once when closing.
-    func submit(_ job: QueueJob) {
+    /// Queues a job, or fails it at once when closing. Unless `wakeWorker`, a sleeping
+    /// worker is left asleep until `wakeIfQueued` (a running one takes the job with its
+    /// next batch).
+    func submit(_ job: QueueJob, wakeWorker: Bool = true) {
         enum Decision { case queued, queuedAndWake, refused }
         let decision: Decision = state.withLock { state in
             if state.closing { return .refused }
             state.jobs.append(job)
-            guard state.sleeping else { return .queued }
+            guard wakeWorker && state.sleeping else { return .queued }
             state.sleeping = false
             return .queuedAndWake
         }
@@ -96,6 +98,16 @@ final class QueueWorker: Sendable {
             job.fail(ChorusError.unavailable("shutting down"))
             batchEnded()
         }
+    }
+
+    /// Wakes a sleeping worker if jobs wait.
+    func wakeIfQueued() {
+        let signal: Bool = state.withLock { state in
+            guard state.sleeping && !state.jobs.isEmpty else { return false }
+            state.sleeping = false
+            return true
+        }
+        if signal { wake.signal() }
     }
 
     /// Asks the thread to finish once the queue is empty. True when the caller may wait for it.

@@ -82,6 +82,25 @@ import Testing
         #expect(queue.batchCount - before == 2)  // the blocker's batch, then all three at once
     }
 
+    /// Jobs queued with `deferWake` wait for `wakeForQueuedJobs` on an idle queue, then
+    /// commit together in one batch: what an event loop read in one turn shares a commit.
+    @Test func deferredJobsWaitForTheWakeAndShareABatch() throws {
+        try queue.sync { _ in }
+        Thread.sleep(forTimeInterval: 0.05)  // the worker goes back to sleep after that batch
+        let before = queue.batchCount
+        let done = DispatchGroup()
+        for n in 1...5 {
+            done.enter()
+            queue.submit({ db in try Self.insert("held\(n)")(db) }, deferWake: true, completion: { _ in done.leave() })
+        }
+        #expect(done.wait(timeout: .now() + 0.3) == .timedOut, "an idle queue started without the wake")
+        #expect(queue.pendingJobs == 5)
+        queue.wakeForQueuedJobs()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(queue.batchCount - before == 1)
+        #expect(try committed() == (1...5).map { "held\($0)" })
+    }
+
     /// Jobs run without savepoints until one fails after writing: a job that fails before
     /// writing costs its neighbours nothing, one that fails after writing makes the batch
     /// run again (guarded), and either way each completion is called once with the truth.
