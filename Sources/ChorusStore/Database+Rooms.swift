@@ -59,8 +59,7 @@ extension Database {
     /// The room's members' ids, ascending. Fan-out asks for these with every event, so
     /// they come from `MemberCache` when it can vouch for them.
     public func memberIDs(ofRoom room: Int64) throws -> [Int64] {
-        let dataVersion = { try self.prepare("PRAGMA data_version").row { $0.int(0) } ?? 0 }
-        if let cached = try memberCache.lookup(room, dataVersion: dataVersion) { return cached }
+        if let cached = try memberCache.lookup(room, dataVersion: readDataVersion) { return cached }
         let members = try prepare("SELECT user FROM members WHERE room = ?1 ORDER BY user").rows(.integer(room)) { $0.int(0) }
         memberCache.store(members, for: room)
         return members
@@ -141,10 +140,20 @@ extension Database {
     /// The room's name and the user's role, if the user is a member: the cheap check every
     /// room command starts with (no progress figures).
     public func roomAccess(id: Int64, forUser user: Int64) throws -> RoomAccess? {
-        try prepare("""
+        if let cached = try memberCache.lookupAccess(room: id, user: user, dataVersion: readDataVersion) {
+            return cached
+        }
+        let found = try prepare("""
             SELECT r.id, r.name, m.role FROM members m JOIN rooms r ON r.id = m.room WHERE m.room = ?1 AND m.user = ?2
             """).row(.integer(id), .integer(user)) { row in
             RoomAccess(id: row.int(0), name: row.text(1), role: Role(rawValue: row.text(2)) ?? .member)
         }
+        if let found { memberCache.storeAccess(found, user: user) }
+        return found
+    }
+
+    /// `PRAGMA data_version`: moves when another connection commits.
+    private func readDataVersion() throws -> Int64 {
+        try prepare("PRAGMA data_version").row { $0.int(0) } ?? 0
     }
 }

@@ -1,22 +1,31 @@
 import CSQLite
+import ChorusCore
 
-/// Room member lists kept between commands for fan-out: every chat line needs its room's
-/// members, and reading them row by row for each message was a third of the database
-/// thread's work per message.
+/// Room member lists and members' access to rooms, kept between commands: every chat line
+/// needs its room's members for fan-out and the sender's access (the room's name, their
+/// role) for the permission check, and reading them from the tables for each message was
+/// over a third of the database thread's work per message.
 ///
-/// It is kept right by SQLite, not by each function that touches `members`:
+/// It is kept right by SQLite, not by each function that touches `members` or `rooms`:
 /// - TEMP triggers on `members` (insert, update, delete; the cascades from deleting a room
-///   or a user fire them too) call `chorus_members_changed()`, which empties the cache and
-///   marks the open transaction as one that changed membership;
-/// - while a transaction is so marked, reads go to the table and nothing is stored, so a
-///   list that is not committed, or is rolled back later, is never kept;
+///   or a user fire them too) and on `rooms` (update, delete) call
+///   `chorus_members_changed()`, which empties the cache and marks the open transaction
+///   as one that changed membership;
+/// - while a transaction is so marked, reads go to the tables and nothing is stored, so
+///   an answer that is not committed, or is rolled back later, is never kept;
 /// - the commit and rollback hooks clear the mark;
 /// - `PRAGMA data_version` moving means another connection committed: the cache empties.
 final class MemberCache {
+    private struct AccessKey: Hashable {
+        let room: Int64
+        let user: Int64
+    }
+
     private var lists: [Int64: [Int64]] = [:]
+    private var access: [AccessKey: RoomAccess] = [:]
     private var changedInTransaction = false
     private var dataVersion: Int64 = -1
-    /// More rooms than a server has in use at once; past it the cache starts over.
+    /// More entries than a server has in use at once; past it the cache starts over.
     private static let capacity = 50_000
 
     /// Registers the function, triggers and hooks on `database`'s connection.
@@ -34,9 +43,10 @@ final class MemberCache {
         sqlite3_rollback_hook(handle, { owner in
             owner.map { Unmanaged<MemberCache>.fromOpaque($0).takeUnretainedValue().transactionEnded() }
         }, owner)
-        for change in ["INSERT", "UPDATE", "DELETE"] {
+        let watched = [("members", "INSERT"), ("members", "UPDATE"), ("members", "DELETE"), ("rooms", "UPDATE"), ("rooms", "DELETE")]
+        for (table, change) in watched {
             try database.execute("""
-                CREATE TEMP TRIGGER IF NOT EXISTS chorus_members_\(change.lowercased()) AFTER \(change) ON main.members
+                CREATE TEMP TRIGGER IF NOT EXISTS chorus_\(table)_\(change.lowercased()) AFTER \(change) ON main.\(table)
                 BEGIN SELECT chorus_members_changed(); END
                 """)
         }
@@ -45,12 +55,7 @@ final class MemberCache {
     /// The cached list of `room`, unless this transaction changed membership or another
     /// connection committed since it was read.
     func lookup(_ room: Int64, dataVersion current: () throws -> Int64) rethrows -> [Int64]? {
-        guard !changedInTransaction else { return nil }
-        let version = try current()
-        if version != dataVersion {
-            lists.removeAll()
-            dataVersion = version
-        }
+        guard try usable(dataVersion: current) else { return nil }
         return lists[room]
     }
 
@@ -61,9 +66,34 @@ final class MemberCache {
         lists[room] = members
     }
 
+    /// The cached access of `user` to `room`, on the same terms as `lookup`.
+    func lookupAccess(room: Int64, user: Int64, dataVersion current: () throws -> Int64) rethrows -> RoomAccess? {
+        guard try usable(dataVersion: current) else { return nil }
+        return access[AccessKey(room: room, user: user)]
+    }
+
+    /// Keeps a member's access just read from the tables, when that is safe.
+    func storeAccess(_ found: RoomAccess, user: Int64) {
+        guard !changedInTransaction else { return }
+        if access.count >= Self.capacity { access.removeAll() }
+        access[AccessKey(room: found.id, user: user)] = found
+    }
+
+    private func usable(dataVersion current: () throws -> Int64) rethrows -> Bool {
+        guard !changedInTransaction else { return false }
+        let version = try current()
+        if version != dataVersion {
+            lists.removeAll()
+            access.removeAll()
+            dataVersion = version
+        }
+        return true
+    }
+
     private func membersChanged() {
         changedInTransaction = true
         lists.removeAll()
+        access.removeAll()
     }
 
     private func transactionEnded() {

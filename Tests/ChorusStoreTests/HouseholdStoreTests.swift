@@ -77,6 +77,40 @@ import Testing
         #expect(try db.memberIDs(ofRoom: room) == [])
     }
 
+    /// A member's access to a room (its name, their role), which every chat line checks,
+    /// is cached too and always tells the truth: after a role change, a rename, a removal,
+    /// a rolled-back transaction, another connection's commit and the room's deletion.
+    @Test func roomAccessStaysTrueThroughTheCache() throws {
+        let (directory, db, room) = try household()
+        let access = { (user: Int64) in try db.roomAccess(id: room, forUser: user) }
+        try db.addMember(room: room, user: 2, role: .member, joined: "t")
+        #expect(try access(2) == RoomAccess(id: room, name: "Flat 2B", role: .member))
+        #expect(try access(2) == RoomAccess(id: room, name: "Flat 2B", role: .member))
+        try db.setRole(room: room, user: 2, role: .admin)
+        #expect(try access(2)?.role == .admin)
+        try db.renameRoom(room, to: "Flat 3C")
+        #expect(try access(1)?.name == "Flat 3C")
+        #expect(try access(2)?.name == "Flat 3C")
+
+        struct Undo: Error {}
+        #expect(throws: Undo.self) {
+            try db.transaction { () throws -> Void in
+                try db.removeMember(room: room, user: 2)
+                #expect(try access(2) == nil)
+                throw Undo()
+            }
+        }
+        #expect(try access(2)?.role == .admin)
+
+        let other = try Database(path: directory.path())
+        try other.removeMember(room: room, user: 2)
+        other.close()
+        #expect(try access(2) == nil)
+        #expect(try access(1)?.role == .owner)
+        try db.deleteRoom(room)
+        #expect(try access(1) == nil)
+    }
+
     /// Deleting a room removes its members, tasks, subtasks, comments, messages and invites.
     @Test func deletingARoomCascades() throws {
         let (_, db, room) = try household()
