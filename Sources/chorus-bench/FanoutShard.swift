@@ -100,12 +100,17 @@ final class FanoutShard {
     }
 
     /// Members read events as a person does, one text line each (`MODE text`); set-up
-    /// itself needs JSON replies. `drain`'s PINGs, answered in order, wait for these.
-    func switchToTextMode() {
+    /// itself needs JSON replies, so this comes after it.
+    func switchToTextMode(completion: @escaping (BenchFailure?) -> Void) {
         textMode = true
+        var waiting = members.count
+        var failure: BenchFailure?
+        guard waiting > 0 else { return completion(nil) }
         for member in members {
-            member.session.request("MODE text") { [unowned self] reply in
-                if !reply.ok { self.fail("MODE text: \(reply.errorSummary)") }
+            member.session.request("MODE text") { reply in
+                if !reply.ok && failure == nil { failure = BenchFailure("MODE text: \(reply.errorSummary)") }
+                waiting -= 1
+                if waiting == 0 { completion(failure) }
             }
         }
     }

@@ -26,8 +26,12 @@ enum FanoutWorkload {
                        parallel: parallel, completion: finish)
         }
         try generator.run("wait for set-up events", timeout: options.timeout) { shard, finish in
-            if options.mode == "text" { shard.switchToTextMode() }
             shard.drain(completion: finish)
+        }
+        if options.mode == "text" {
+            try generator.run("switch members to text mode", timeout: options.timeout) { shard, finish in
+                shard.switchToTextMode(completion: finish)
+            }
         }
         let setupSeconds = Date().timeIntervalSince(setupStart)
 
