@@ -111,6 +111,30 @@ public final class Connection {
         scheduleFlush()
     }
 
+    /// Writes `bytes` at once, straight from the caller's buffer, when nothing is queued
+    /// ahead of them and no end-of-turn flush is due; otherwise (or for what the socket
+    /// does not take) the same as `send`. For fan-out at the turn's end: a member's run of
+    /// events then goes to OpenSSL without first being copied into its queue.
+    public func sendNow(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard state == .open, !flushScheduled, channel.queuedBytes == 0, !channel.writeNeedsReadable else {
+            send(bytes)
+            return
+        }
+        switch channel.writeDirect(bytes) {
+        case .finished:
+            return
+        case .waiting:
+            if queuedBytes > maxQueuedBytes {
+                close(reason: "send queue over \(maxQueuedBytes) bytes")
+                return
+            }
+            if !outputPaused && queuedBytes > maxQueuedBytes / 2 { outputPaused = true }
+            updateInterest()
+        case .failed(let reason):
+            close(reason: reason)
+        }
+    }
+
     /// Writes what is queued, then closes with a TLS close_notify.
     public func closeAfterFlush() {
         guard state == .open || state == .handshaking else { return }

@@ -79,6 +79,33 @@ final class TLSChannel {
         return .finished
     }
 
+    /// Hands `bytes` to `SSL_write` from the caller's buffer; nothing may be queued. What
+    /// OpenSSL does not take is queued, to be retried from the queue (the context accepts
+    /// a moved buffer with the same bytes).
+    func writeDirect(_ bytes: UnsafeBufferPointer<UInt8>) -> Step {
+        writeNeedsReadable = false
+        var offset = 0
+        while offset < bytes.count {
+            let written = SSL_write(ssl, bytes.baseAddress! + offset, Int32(clamping: bytes.count - offset))
+            if written > 0 {
+                offset += Int(written)
+                continue
+            }
+            let error = SSL_get_error(ssl, written)
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[offset...]))
+            switch error {
+            case SSL_ERROR_WANT_WRITE:
+                return .waiting
+            case SSL_ERROR_WANT_READ:
+                writeNeedsReadable = true
+                return .waiting
+            default:
+                return .failed("write failed: \(OpenSSLError.drainOrErrno())")
+            }
+        }
+        return .finished
+    }
+
     /// One step of the handshake.
     func handshake() -> Step {
         let result = SSL_do_handshake(ssl)

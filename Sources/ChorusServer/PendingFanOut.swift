@@ -36,12 +36,16 @@ final class PendingFanOut: TurnPreparing {
         entries.append(Entry(event: event, recipients: recipients, skipped: skipped))
     }
 
+    /// At the turn's end a member's run of events usually is all it gets this turn, so it
+    /// goes to OpenSSL straight from the joined buffer (`Connection.sendNow`) instead of
+    /// being copied into the member's queue first.
     func prepareWrites() {
-        writeAll()
+        writeAll(direct: true)
     }
 
-    /// Copies every queued event into its recipients' output now.
-    func writeAll() {
+    /// Copies every queued event into its recipients' output now; with `direct`, writes
+    /// to members with nothing else queued at once.
+    func writeAll(direct: Bool = false) {
         guard !entries.isEmpty else { return }
         let queued = entries
         entries.removeAll(keepingCapacity: true)
@@ -50,9 +54,9 @@ final class PendingFanOut: TurnPreparing {
             var end = start + 1
             while end < queued.endIndex && Self.same(queued[end].recipients, queued[start].recipients) { end += 1 }
             if end - start == 1 {
-                write(queued[start])
+                write(queued[start], direct: direct)
             } else {
-                write(run: queued[start..<end])
+                write(run: queued[start..<end], direct: direct)
             }
             start = end
         }
@@ -65,19 +69,19 @@ final class PendingFanOut: TurnPreparing {
         a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress && a.count == b.count } }
     }
 
-    private func write(_ entry: Entry) {
+    private func write(_ entry: Entry, direct: Bool) {
         entry.event.json.withUnsafeBufferPointer { json in
             entry.event.text.withUnsafeBufferPointer { text in
                 Self.forEach(entry.recipients) { session in
                     if session.id != entry.skipped {
-                        session.connection.send(session.mode == .json ? json : text)
+                        Self.send(session.mode == .json ? json : text, to: session, direct: direct)
                     }
                 }
             }
         }
     }
 
-    private func write(run: ArraySlice<Entry>) {
+    private func write(run: ArraySlice<Entry>, direct: Bool) {
         var json: [UInt8] = []
         var text: [UInt8] = []
         // Where each event ends in `json` and `text`, to leave out a recipient's own.
@@ -98,7 +102,7 @@ final class PendingFanOut: TurnPreparing {
                     let isJSON = session.mode == .json
                     let bytes = isJSON ? json : text
                     guard issuers.contains(session.id) else {
-                        session.connection.send(bytes)
+                        Self.send(bytes, to: session, direct: direct)
                         return
                     }
                     let ends = isJSON ? jsonEnds : textEnds
@@ -113,6 +117,14 @@ final class PendingFanOut: TurnPreparing {
                     if from < bytes.count { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from...])) }
                 }
             }
+        }
+    }
+
+    private static func send(_ bytes: UnsafeBufferPointer<UInt8>, to session: Session, direct: Bool) {
+        if direct {
+            session.connection.sendNow(bytes)
+        } else {
+            session.connection.send(bytes)
         }
     }
 

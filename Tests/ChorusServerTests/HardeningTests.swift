@@ -58,6 +58,29 @@ import Testing
         #expect(lines < count)
     }
 
+    /// A member who stops reading for a while, long enough for the kernel's buffers to
+    /// fill and the server to keep the rest, gets every line intact and in order once it
+    /// reads again (what OpenSSL could not take at once is queued, not lost).
+    @Test func aPausedReaderGetsEverythingWhenItReadsAgain() throws {
+        let server = try TestServer { $0.sendQueueBytes = 64 << 20 }
+        let sender = try server.device("sender")
+        let napper = try server.device("napper")
+        let room = id(try sender.ok("ROOM CREATE Flat")["room"])
+        try sender.ok("ROOM ADD \(room) napper")
+        _ = try napper.drain()
+        // About 16 MB of events: more than loopback TCP buffers on both sides hold.
+        let count = 4000
+        let text = String(repeating: "y", count: 3900)
+        for batch in stride(from: 0, to: count, by: 100) {
+            let replies = try sender.pipeline((batch..<batch + 100).map { "SAY \(room) \($0) \(text)" })
+            #expect(replies.allSatisfy { $0["type"] as? String == "ok" })
+        }
+        for index in 0..<count {
+            let event = try napper.event(timeout: 30)
+            #expect(object(event["message"])["text"] as? String == "\(index) \(text)")
+        }
+    }
+
     /// Past --max-per-ip, a new connection gets ERR 503 and is closed; closing one frees a place.
     @Test func perAddressLimit() throws {
         let server = try TestServer { $0.maxPerAddress = 2; $0.exempt = [] }
