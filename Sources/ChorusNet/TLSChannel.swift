@@ -64,15 +64,7 @@ final class TLSChannel {
                 outputStart += Int(written)
                 continue
             }
-            switch SSL_get_error(ssl, written) {
-            case SSL_ERROR_WANT_WRITE:
-                return .waiting
-            case SSL_ERROR_WANT_READ:
-                writeNeedsReadable = true
-                return .waiting
-            default:
-                return .failed("write failed: \(OpenSSLError.drainOrErrno())")
-            }
+            return stoppedWrite(SSL_get_error(ssl, written))
         }
         output.removeAll(keepingCapacity: output.capacity <= 65_536)
         outputStart = 0
@@ -93,17 +85,23 @@ final class TLSChannel {
             }
             let error = SSL_get_error(ssl, written)
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[offset...]))
-            switch error {
-            case SSL_ERROR_WANT_WRITE:
-                return .waiting
-            case SSL_ERROR_WANT_READ:
-                writeNeedsReadable = true
-                return .waiting
-            default:
-                return .failed("write failed: \(OpenSSLError.drainOrErrno())")
-            }
+            return stoppedWrite(error)
         }
         return .finished
+    }
+
+    /// What an `SSL_write` that took nothing means: OpenSSL waits for the socket (which
+    /// way is remembered for the interest), or the connection failed.
+    private func stoppedWrite(_ error: Int32) -> Step {
+        switch error {
+        case SSL_ERROR_WANT_WRITE:
+            return .waiting
+        case SSL_ERROR_WANT_READ:
+            writeNeedsReadable = true
+            return .waiting
+        default:
+            return .failed("write failed: \(OpenSSLError.drainOrErrno())")
+        }
     }
 
     /// One step of the handshake.
