@@ -100,14 +100,7 @@ public final class Connection {
     public func send(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard state == .open || state == .handshaking else { return }
         channel.queue(bytes)
-        if queuedBytes > maxQueuedBytes {
-            close(reason: "send queue over \(maxQueuedBytes) bytes")
-            return
-        }
-        if !outputPaused && queuedBytes > maxQueuedBytes / 2 {
-            outputPaused = true
-            updateInterest()
-        }
+        guard withinQueueLimit() else { return }
         scheduleFlush()
     }
 
@@ -124,15 +117,25 @@ public final class Connection {
         case .finished:
             return
         case .waiting:
-            if queuedBytes > maxQueuedBytes {
-                close(reason: "send queue over \(maxQueuedBytes) bytes")
-                return
-            }
-            if !outputPaused && queuedBytes > maxQueuedBytes / 2 { outputPaused = true }
+            guard withinQueueLimit() else { return }
             updateInterest()
         case .failed(let reason):
             close(reason: reason)
         }
+    }
+
+    /// After output was queued: past `maxQueuedBytes` the connection is closed (false);
+    /// past half, reading pauses until the queue drains.
+    private func withinQueueLimit() -> Bool {
+        if queuedBytes > maxQueuedBytes {
+            close(reason: "send queue over \(maxQueuedBytes) bytes")
+            return false
+        }
+        if !outputPaused && queuedBytes > maxQueuedBytes / 2 {
+            outputPaused = true
+            updateInterest()
+        }
+        return true
     }
 
     /// Writes what is queued, then closes with a TLS close_notify.

@@ -144,8 +144,9 @@ final class Hub: ConnectionDelegate {
         }
     }
 
-    /// Sends each event to this loop's sessions of its audience but the one that caused
-    /// it. The bytes were rendered once per format; every recipient shares them.
+    /// Hands each event to `PendingFanOut` for this loop's sessions of its audience but the
+    /// one that caused it; they get it before this turn's writes. The bytes were rendered
+    /// once per format; every recipient shares them.
     /// Returns the notices that reached someone here (see `OfflineNotices`).
     func deliver(_ deliveries: [Delivery], except issuer: UInt64?) -> [OfflineNotices.Pair] {
         var reached: [OfflineNotices.Pair] = []

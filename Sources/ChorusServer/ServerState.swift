@@ -33,9 +33,6 @@ final class ServerState: Sendable {
 
     var hubs: [LoopBound<Hub>] { hubList.withLock { $0 } }
 
-    /// The hub that runs the notice scheduler and holds the listener.
-    var firstHub: LoopBound<Hub>? { hubList.withLock { $0.first } }
-
     /// Where the next accepted connection goes: the loops take turns.
     func hubForNextConnection() -> LoopBound<Hub>? {
         let hubs = self.hubs

@@ -13,7 +13,8 @@ public final class Database {
     private var statements: [String: Statement] = [:]
     /// Gives nested savepoints distinct names, which keeps error messages readable.
     private var savepointDepth = 0
-    /// Room member lists for `memberIDs(ofRoom:)`, kept right by triggers and hooks.
+    /// Room member lists and members' access (`memberIDs(ofRoom:)`, `roomAccess`), kept
+    /// right by triggers and hooks.
     let memberCache = MemberCache()
 
     /// Opens (creating) the file, sets the connection up and applies pending migrations.
