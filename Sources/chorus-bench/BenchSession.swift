@@ -16,8 +16,9 @@ final class BenchSession: ClientConnectionDelegate {
 
     /// The handshake finished.
     var onOpen: (() -> Void)?
-    /// An event line (JSON `"type":"event"` or text `* ...`, the greeting included).
-    var onEvent: ((UnsafeRawBufferPointer) -> Void)?
+    /// An event line (JSON `"type":"event"` or text `* ...`, the greeting included), with
+    /// the time its bytes were read (`BenchClock`): every line of one read arrived together.
+    var onEvent: ((UnsafeRawBufferPointer, UInt64) -> Void)?
     /// The connection ended; requests still in flight get no reply.
     var onClose: ((String) -> Void)?
 
@@ -68,7 +69,8 @@ final class BenchSession: ClientConnectionDelegate {
     }
 
     func clientConnection(_ connection: ClientConnection, didReceive bytes: UnsafeRawBufferPointer) {
-        splitter.feed(bytes) { line in self.handle(line) }
+        let readAt = BenchClock.now()
+        splitter.feed(bytes) { line in self.handle(line, readAt: readAt) }
     }
 
     func clientConnectionDidClose(_ connection: ClientConnection, reason: String) {
@@ -83,10 +85,10 @@ final class BenchSession: ClientConnectionDelegate {
 
     // MARK: Lines
 
-    private func handle(_ line: UnsafeRawBufferPointer) {
+    private func handle(_ line: UnsafeRawBufferPointer, readAt: UInt64) {
         switch ServerLine.classify(line) {
         case .event:
-            onEvent?(line)
+            onEvent?(line, readAt)
         case .body:
             break
         case .reply(let ok, let tag):
