@@ -26,6 +26,11 @@ public final class EventLoop: @unchecked Sendable {
     private var timerActions: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 0
     private var endOfTurn: [() -> Void] = []
+    /// Empty buffers the lists below are swapped with when taken (`takeAll(reusing:)`).
+    private var spareEndOfTurn: [() -> Void] = []
+    private var spareFlushes: [any TurnFlushing] = []
+    private var sparePreparations: [any TurnPreparing] = []
+    private var spareInbox: [@Sendable () -> Void] = []
     /// Connections with output queued this turn: flushed before the other end-of-turn work,
     /// without a closure (or a weak reference) per connection per turn.
     private var pendingFlushes: [any TurnFlushing] = []
@@ -234,12 +239,9 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func runInbox() {
-        let work = inbox.withLock { queue -> [@Sendable () -> Void] in
-            let taken = queue
-            queue.removeAll(keepingCapacity: true)
-            return taken
-        }
+        var work = inbox.withLock { $0.takeAll(reusing: &spareInbox) }
         for item in work { item() }
+        work.recycle(into: &spareInbox)
     }
 
     private func runDueTimers() {
@@ -258,8 +260,7 @@ public final class EventLoop: @unchecked Sendable {
             // Every queued write goes out before any end-of-turn closure runs, so such a
             // closure can count on this turn's output having been written.
             while !pendingFlushes.isEmpty {
-                let items = pendingFlushes
-                pendingFlushes.removeAll(keepingCapacity: true)
+                var items = pendingFlushes.takeAll(reusing: &spareFlushes)
                 for (index, item) in items.enumerated() {
                     // A long flush (one write per session of a big room) takes long enough
                     // for other threads to post more (the next committed batch): taking
@@ -271,19 +272,20 @@ public final class EventLoop: @unchecked Sendable {
                     }
                     item.flushQueued()
                 }
+                items.recycle(into: &spareFlushes)
                 runPreparations()
             }
-            let work = endOfTurn
-            endOfTurn.removeAll(keepingCapacity: true)
+            var work = endOfTurn.takeAll(reusing: &spareEndOfTurn)
             for item in work { item() }
+            work.recycle(into: &spareEndOfTurn)
         }
     }
 
     private func runPreparations() {
         while !pendingPreparations.isEmpty {
-            let items = pendingPreparations
-            pendingPreparations.removeAll(keepingCapacity: true)
+            var items = pendingPreparations.takeAll(reusing: &sparePreparations)
             for item in items { item.prepareWrites() }
+            items.recycle(into: &sparePreparations)
         }
     }
 

@@ -45,6 +45,8 @@ final class QueueWorker: Sendable {
         var opened: Result<Void, any Error>?
         /// Batches taken so far, for tests of group commit.
         var batches = 0
+        /// The last batch's emptied buffer, swapped in for `jobs` when a batch is taken.
+        var spareBatch: [QueueJob] = []
     }
 
     let maxBatchSize: Int
@@ -146,9 +148,14 @@ final class QueueWorker: Sendable {
             $0.opened = .success(())
         }
         started.signal()
-        while let batch = nextBatch() {
+        while var batch = nextBatch() {
             run(batch, on: database)
-            state.withLock { $0.running = 0 }
+            // Emptied outside the lock: releasing a job's closure may run any deinit.
+            batch.removeAll(keepingCapacity: true)
+            state.withLock { state in
+                state.running = 0
+                swap(&state.spareBatch, &batch)
+            }
             batchEnded()
         }
         database.close()
@@ -167,8 +174,7 @@ final class QueueWorker: Sendable {
                 }
                 let batch: [QueueJob]
                 if state.jobs.count <= maxBatchSize {
-                    batch = state.jobs
-                    state.jobs.removeAll(keepingCapacity: true)
+                    batch = state.jobs.takeAll(reusing: &state.spareBatch)
                 } else {
                     batch = Array(state.jobs.prefix(maxBatchSize))
                     state.jobs.removeFirst(maxBatchSize)
