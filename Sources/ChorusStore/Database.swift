@@ -67,7 +67,7 @@ public final class Database {
         try execute("PRAGMA temp_store=MEMORY")
     }
 
-    private func liveHandle() throws -> OpaquePointer {
+    func liveHandle() throws -> OpaquePointer {
         guard let handle else {
             throw StoreError(code: SQLITE_MISUSE, message: "database \(path) is closed")
         }

@@ -124,6 +124,11 @@ public final class DatabaseQueue: Sendable {
     var batchCount: Int {
         worker.state.withLock { $0.batches }
     }
+
+    /// Checkpoints the background checkpointer ran, and the pages they copied back.
+    var checkpointProgress: (passes: Int, pagesCopied: Int) {
+        worker.state.withLock { $0.checkpointer }?.progress ?? (0, 0)
+    }
 }
 
 /// Carries a `sync` result from the queue's thread back to the waiting caller.

@@ -47,6 +47,8 @@ final class QueueWorker: Sendable {
         var batches = 0
         /// The last batch's emptied buffer, swapped in for `jobs` when a batch is taken.
         var spareBatch: [QueueJob] = []
+        /// Copies the log back into the database file off this thread; for tests.
+        var checkpointer: WALCheckpointer?
     }
 
     let maxBatchSize: Int
@@ -135,9 +137,17 @@ final class QueueWorker: Sendable {
     func run(path: String, prepare: (@Sendable (Database) throws -> Void)?) {
         defer { finished.signal() }
         let database: Database
+        let checkpointer: WALCheckpointer
         do {
             database = try Database(path: path)
             try prepare?(database)
+            checkpointer = try WALCheckpointer(path: path)
+            do {
+                try database.handCheckpoints(to: checkpointer)
+            } catch {
+                checkpointer.stop()
+                throw error
+            }
         } catch {
             state.withLock { $0.opened = .failure(error) }
             started.signal()
@@ -146,6 +156,7 @@ final class QueueWorker: Sendable {
         state.withLock {
             $0.thread = pthread_self()
             $0.opened = .success(())
+            $0.checkpointer = checkpointer
         }
         started.signal()
         while var batch = nextBatch() {
@@ -158,6 +169,9 @@ final class QueueWorker: Sendable {
             }
             batchEnded()
         }
+        // The checkpointer closes first, so this connection is the last and SQLite copies
+        // the whole log back and removes it as it closes.
+        checkpointer.stop()
         database.close()
     }
 

@@ -301,6 +301,30 @@ import Testing
         #expect(inner == 500)
     }
 
+    /// Past a thousand pages of log, the checkpoint runs on the checkpointer's thread, not
+    /// in a commit: the writer's COMMITs leave the log alone, the pages reach the database
+    /// file anyway, and when the queue closes the log is copied back whole and removed.
+    @Test func checkpointsRunOffTheWritersThread() throws {
+        let blob = String(repeating: "x", count: 3000)
+        // 1,600 commits of about one page each: well past the 1,000-page threshold.
+        for round in 0..<1600 {
+            try queue.sync { db in try Self.insert(blob, seq: round)(db) }
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while queue.checkpointProgress.pagesCopied == 0 && Date() < deadline { usleep(10_000) }
+        let progress = queue.checkpointProgress
+        #expect(progress.passes >= 1)
+        #expect(progress.pagesCopied >= Int(WALCheckpointer.threshold))
+        // Backfilled pages are in the database file itself, not only in the log.
+        let fileSize = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        #expect(fileSize > 1000 * 4096)
+
+        queue.close()
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let reopened = try Database(path: path)
+        #expect(try reopened.integer("SELECT count(*) FROM t") == 1600)
+    }
+
     /// A folder that cannot exist fails at start, naming the path.
     @Test func badPathThrows() throws {
         let file = dir.path("plain-file")
