@@ -2,11 +2,15 @@ import ChorusProtocol
 import Foundation
 
 extension LatencyHistogram {
-    /// `{"count":..,"p50":..,"p99":..,"p999":..,"max":..,"mean":..}` in milliseconds.
+    /// `{"count":..,"p10":..,"p50":..,"p90":..,"p99":..,"p999":..,"max":..,"mean":..}` in
+    /// milliseconds. p10 and p90 show the shape: a wide body and a long tail call for
+    /// different fixes.
     var json: JSONValue {
         .object([
             ("count", .int(Int64(count))),
+            ("p10", .number(percentileMilliseconds(0.10), digits: 3)),
             ("p50", .number(percentileMilliseconds(0.50), digits: 3)),
+            ("p90", .number(percentileMilliseconds(0.90), digits: 3)),
             ("p99", .number(percentileMilliseconds(0.99), digits: 3)),
             ("p999", .number(percentileMilliseconds(0.999), digits: 3)),
             ("max", .number(maxMilliseconds, digits: 3)),
