@@ -125,9 +125,9 @@ public final class DatabaseQueue: Sendable {
         worker.state.withLock { $0.batches }
     }
 
-    /// Checkpoints the background checkpointer ran, and the pages they copied back.
-    var checkpointProgress: (passes: Int, pagesCopied: Int) {
-        worker.state.withLock { $0.checkpointer }?.progress ?? (0, 0)
+    /// Checkpoints run between batches so far.
+    var checkpointCount: Int {
+        worker.state.withLock { $0.checkpoints }
     }
 }
 

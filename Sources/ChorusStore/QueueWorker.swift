@@ -47,8 +47,8 @@ final class QueueWorker: Sendable {
         var batches = 0
         /// The last batch's emptied buffer, swapped in for `jobs` when a batch is taken.
         var spareBatch: [QueueJob] = []
-        /// Copies the log back into the database file off this thread; for tests.
-        var checkpointer: WALCheckpointer?
+        /// Checkpoints run between batches so far, for tests.
+        var checkpoints = 0
     }
 
     let maxBatchSize: Int
@@ -137,17 +137,10 @@ final class QueueWorker: Sendable {
     func run(path: String, prepare: (@Sendable (Database) throws -> Void)?) {
         defer { finished.signal() }
         let database: Database
-        let checkpointer: WALCheckpointer
         do {
             database = try Database(path: path)
             try prepare?(database)
-            checkpointer = try WALCheckpointer(path: path)
-            do {
-                try database.handCheckpoints(to: checkpointer)
-            } catch {
-                checkpointer.stop()
-                throw error
-            }
+            try database.deferCheckpoints()
         } catch {
             state.withLock { $0.opened = .failure(error) }
             started.signal()
@@ -156,7 +149,6 @@ final class QueueWorker: Sendable {
         state.withLock {
             $0.thread = pthread_self()
             $0.opened = .success(())
-            $0.checkpointer = checkpointer
         }
         started.signal()
         while var batch = nextBatch() {
@@ -168,11 +160,20 @@ final class QueueWorker: Sendable {
                 swap(&state.spareBatch, &batch)
             }
             batchEnded()
+            checkpointIfDue(database)
         }
-        // The checkpointer closes first, so this connection is the last and SQLite copies
-        // the whole log back and removes it as it closes.
-        checkpointer.stop()
         database.close()
+    }
+
+    /// After a batch's completions: copies the log back once it is long enough, when no
+    /// job waits, or regardless once it is very long (Database+Checkpoint.swift says why
+    /// here and not inside the COMMIT). A failed checkpoint only leaves the log longer.
+    private func checkpointIfDue(_ database: Database) {
+        guard database.logPages >= Database.checkpointPages else { return }
+        let waiting = state.withLock { !$0.jobs.isEmpty }
+        guard !waiting || database.logPages >= Database.checkpointDeadlinePages else { return }
+        try? database.checkpoint()
+        state.withLock { $0.checkpoints += 1 }
     }
 
     private enum Next { case batch([QueueJob]), stop, sleep }

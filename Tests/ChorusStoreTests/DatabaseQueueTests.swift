@@ -1,4 +1,5 @@
 import CSQLite
+import ChorusLocking
 import ChorusCore
 import Dispatch
 import Foundation
@@ -301,28 +302,43 @@ import Testing
         #expect(inner == 500)
     }
 
-    /// Past a thousand pages of log, the checkpoint runs on the checkpointer's thread, not
-    /// in a commit: the writer's COMMITs leave the log alone, the pages reach the database
-    /// file anyway, and when the queue closes the log is copied back whole and removed.
-    @Test func checkpointsRunOffTheWritersThread() throws {
+    /// Past a thousand pages of log, the checkpoint runs between batches, after the
+    /// completions, never inside a COMMIT: no job's completion finds the database file
+    /// grown since the job ran. The log is still copied back and started over, so it stays
+    /// short, and at close it is copied back whole and removed.
+    @Test func checkpointsWaitUntilTheBatchIsAnswered() throws {
+        let path = self.path
         let blob = String(repeating: "x", count: 3000)
-        // 1,600 commits of about one page each: well past the 1,000-page threshold.
-        for round in 0..<1600 {
-            try queue.sync { db in try Self.insert(blob, seq: round)(db) }
+        let fileSize: @Sendable () -> Int = {
+            (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? -1
         }
-        let deadline = Date().addingTimeInterval(10)
-        while queue.checkpointProgress.pagesCopied == 0 && Date() < deadline { usleep(10_000) }
-        let progress = queue.checkpointProgress
-        #expect(progress.passes >= 1)
-        #expect(progress.pagesCopied >= Int(WALCheckpointer.threshold))
-        // Backfilled pages are in the database file itself, not only in the log.
-        let fileSize = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
-        #expect(fileSize > 1000 * 4096)
+        let grewBeforeAnswer = Collected<Int>()
+        var largestLog = 0
+        // 2,500 commits of about one page each: past the 1,000-page mark twice over.
+        for round in 0..<2500 {
+            let done = DispatchSemaphore(value: 0)
+            let sizeInJob = Locked(0)
+            queue.submit({ db in
+                sizeInJob.withLock { $0 = fileSize() }
+                try Self.insert(blob, seq: round)(db)
+            }, completion: { _ in
+                if fileSize() != sizeInJob.withLock({ $0 }) { grewBeforeAnswer.append(round) }
+                done.signal()
+            })
+            #expect(done.wait(timeout: .now() + 10) == .success)
+            largestLog = max(largestLog, (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0)
+        }
+        #expect(grewBeforeAnswer.all.isEmpty)
+        #expect(queue.checkpointCount >= 2)
+        #expect(fileSize() > 2000 * 4096)
+        // Started over each time: never much past the mark (a page is 4,096 bytes plus a
+        // 24-byte frame header in the log).
+        #expect(largestLog <= Int(Database.checkpointPages + 50) * 4120)
 
         queue.close()
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
         let reopened = try Database(path: path)
-        #expect(try reopened.integer("SELECT count(*) FROM t") == 1600)
+        #expect(try reopened.integer("SELECT count(*) FROM t") == 2500)
     }
 
     /// A folder that cannot exist fails at start, naming the path.
