@@ -15,9 +15,9 @@ import CSQLite
 /// its constant syncs cost a fifth of the durable write rate.)
 extension Database {
     /// Log pages after which a checkpoint is due: SQLite's own default.
-    public static let checkpointPages: Int32 = 1000
+    static let checkpointPages: Int32 = 1000
     /// Log pages after which a checkpoint runs even while jobs wait.
-    public static let checkpointDeadlinePages: Int32 = 8 * checkpointPages
+    static let checkpointDeadlinePages: Int32 = 8 * checkpointPages
 
     /// Stops SQLite from checkpointing inside commits; `logPages` follows the log instead.
     func deferCheckpoints() throws {
