@@ -4,7 +4,8 @@
 ///
 /// It owns the text and draws itself; `Console` decides when. A long line scrolls
 /// sideways inside the terminal width instead of wrapping, so one carriage return and
-/// one erase always clear it. Each character is taken as one column wide.
+/// one erase always clear it. Widths are counted in terminal columns (`TerminalWidth`):
+/// a CJK character or an emoji takes two, a combining mark none.
 public final class LineEditor {
     public enum Outcome: Equatable {
         case edited
@@ -100,10 +101,24 @@ public final class LineEditor {
     /// Carriage return, prompt, the visible part of the line, erase to the end, and the
     /// cursor moved back to where it belongs.
     public func rendering(columns: Int) -> String {
-        let room = max(8, columns - prompt.count - 1)
-        let start = cursor < room ? 0 : cursor - room + 1
-        let end = min(buffer.count, start + room)
-        let back = end - cursor
+        let room = max(8, columns - TerminalWidth.of(prompt) - 1)
+        let widths = buffer.map(TerminalWidth.of)
+        // Scroll just far enough that the text before the cursor, and the cell under it,
+        // fit; then show as much after the cursor as still fits.
+        var start = 0
+        var beforeCursor = widths[..<cursor].reduce(0, +)
+        let cursorCell = cursor < widths.count ? max(widths[cursor], 1) : 1
+        while beforeCursor + cursorCell > room && start < cursor {
+            beforeCursor -= widths[start]
+            start += 1
+        }
+        var end = cursor
+        var used = beforeCursor
+        while end < widths.count && used + widths[end] <= room {
+            used += widths[end]
+            end += 1
+        }
+        let back = used - beforeCursor
         return "\r" + prompt + String(buffer[start..<end]) + "\u{1B}[K" + (back > 0 ? "\u{1B}[\(back)D" : "")
     }
 }

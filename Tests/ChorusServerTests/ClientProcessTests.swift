@@ -401,6 +401,27 @@ import Testing
         #expect(type([0x04]) == [.endOfInput])
     }
 
+    /// The editor counts terminal columns, not characters: a CJK character or an emoji
+    /// takes two, a combining mark none, so the cursor lands on the right cell and a long
+    /// line scrolls before it would wrap.
+    @Test func lineEditorCountsColumns() {
+        let editor = LineEditor()
+        for character in "ab界🍕e\u{301}" { _ = editor.handle(.character(character)) }
+        #expect(editor.rendering(columns: 80) == "\r> ab界🍕e\u{301}\u{1B}[K")
+        _ = editor.handle(.left)
+        _ = editor.handle(.left)
+        // Back over "🍕" (two columns) and "é" (one).
+        #expect(editor.rendering(columns: 80) == "\r> ab界🍕e\u{301}\u{1B}[K\u{1B}[3D")
+
+        // Ten columns of text, eight of room: the window holds the last three characters
+        // and the cell for the cursor, not the last eight characters.
+        let narrow = LineEditor()
+        for character in "界界界界界" { _ = narrow.handle(.character(character)) }
+        #expect(narrow.rendering(columns: 11) == "\r> 界界界\u{1B}[K")
+        _ = narrow.handle(.home)
+        #expect(narrow.rendering(columns: 11) == "\r> 界界界界\u{1B}[K\u{1B}[8D")
+    }
+
     // MARK: Bot tokens
 
     /// `--token-file` and CHORUS_TOKEN log in with a bot token; a revoked one exits 2.
