@@ -16,9 +16,10 @@ public final class Database {
     /// Room member lists and members' access (`memberIDs(ofRoom:)`, `roomAccess`), kept
     /// right by triggers and hooks.
     let memberCache = MemberCache()
-    /// Pages in the write-ahead log after the last commit, kept by the WAL hook once
-    /// `deferCheckpoints()` is on (Database+Checkpoint.swift).
+    /// Pages in the write-ahead log after the last commit, and the most it has held, kept
+    /// by the WAL hook once `deferCheckpoints()` is on (Database+Checkpoint.swift).
     var logPages: Int32 = 0
+    var peakLogPages: Int32 = 0
 
     /// Opens (creating) the file, sets the connection up and applies pending migrations.
     ///

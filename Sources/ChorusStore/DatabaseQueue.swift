@@ -129,6 +129,11 @@ public final class DatabaseQueue: Sendable {
     var checkpointCount: Int {
         worker.state.withLock { $0.checkpoints }
     }
+
+    /// Copies of the log the background helper made while the queue was busy.
+    var helperCopies: Int {
+        worker.state.withLock { $0.checkpointHelper }?.passes ?? 0
+    }
 }
 
 /// Carries a `sync` result from the queue's thread back to the waiting caller.

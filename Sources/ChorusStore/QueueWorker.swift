@@ -47,8 +47,9 @@ final class QueueWorker: Sendable {
         var batches = 0
         /// The last batch's emptied buffer, swapped in for `jobs` when a batch is taken.
         var spareBatch: [QueueJob] = []
-        /// Checkpoints run between batches so far, for tests.
+        /// Checkpoints run between batches so far, and the helper; for tests.
         var checkpoints = 0
+        var checkpointHelper: CheckpointHelper?
     }
 
     let maxBatchSize: Int
@@ -137,10 +138,12 @@ final class QueueWorker: Sendable {
     func run(path: String, prepare: (@Sendable (Database) throws -> Void)?) {
         defer { finished.signal() }
         let database: Database
+        let helper: CheckpointHelper
         do {
             database = try Database(path: path)
             try prepare?(database)
             try database.deferCheckpoints()
+            helper = try CheckpointHelper(path: path)
         } catch {
             state.withLock { $0.opened = .failure(error) }
             started.signal()
@@ -149,6 +152,7 @@ final class QueueWorker: Sendable {
         state.withLock {
             $0.thread = pthread_self()
             $0.opened = .success(())
+            $0.checkpointHelper = helper
         }
         started.signal()
         while var batch = nextBatch() {
@@ -160,19 +164,27 @@ final class QueueWorker: Sendable {
                 swap(&state.spareBatch, &batch)
             }
             batchEnded()
-            checkpointIfDue(database)
+            checkpointIfDue(database, helper: helper)
         }
+        // The helper closes first, so this connection is the last and SQLite copies the
+        // whole log back and removes it as it closes.
+        helper.stop()
         database.close()
     }
 
-    /// After a batch's completions: copies the log back once it is long enough, when no
-    /// job waits, or regardless once it is very long (Database+Checkpoint.swift says why
-    /// here and not inside the COMMIT). A failed checkpoint only leaves the log longer.
-    private func checkpointIfDue(_ database: Database) {
+    /// After a batch's completions, once the log is long enough: copies it back here when
+    /// no job waits, when the helper has copied the bulk of it (only the rest is left), or
+    /// regardless once it is very long; otherwise asks the helper to copy the bulk first
+    /// (Database+Checkpoint.swift says why not inside the COMMIT). A failed checkpoint
+    /// only leaves the log longer.
+    private func checkpointIfDue(_ database: Database, helper: CheckpointHelper) {
         guard database.logPages >= Database.checkpointPages else { return }
         let waiting = state.withLock { !$0.jobs.isEmpty }
-        guard !waiting || database.logPages >= Database.checkpointDeadlinePages else { return }
-        try? database.checkpoint()
+        guard !waiting || helper.copied || database.logPages >= Database.checkpointDeadlinePages else {
+            helper.copyOnce()
+            return
+        }
+        if (try? database.checkpoint()) == true { helper.reset() }
         state.withLock { $0.checkpoints += 1 }
     }
 
