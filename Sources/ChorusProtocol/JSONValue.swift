@@ -36,7 +36,9 @@ public enum JSONValue: Sendable, Equatable {
         switch self {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): JSONValue.appendDecimal(value, to: &out)
+        case .int(let value):
+            if value < 0 { out.append(UInt8(ascii: "-")) }
+            DecimalBytes.append(value.magnitude, to: &out)
         case .string(let value): JSONValue.encodeString(value, into: &out)
         case .array(let values):
             out.append(UInt8(ascii: "["))
@@ -56,22 +58,6 @@ public enum JSONValue: Sendable, Equatable {
         var out: [UInt8] = []
         encode(into: &out)
         return String(decoding: out, as: UTF8.self)
-    }
-
-    /// An integer's digits, written straight into `out` (no String in between).
-    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
-        if value < 0 { out.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0) // 24 bytes: room for all 19 or 20 digits
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start...]))
-        }
     }
 
     /// `{"k":v,...}` for an ordered list of fields.

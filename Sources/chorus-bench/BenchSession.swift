@@ -1,4 +1,5 @@
 import ChorusNet
+import ChorusProtocol
 
 /// One client session: a TLS connection plus the line protocol on top of it.
 ///
@@ -49,7 +50,7 @@ final class BenchSession: ClientConnectionDelegate {
         nextTag += 1
         scratch.removeAll(keepingCapacity: true)
         scratch.append(UInt8(ascii: "@"))
-        appendDecimal(tag, to: &scratch)
+        DecimalBytes.append(tag, to: &scratch)
         scratch.append(UInt8(ascii: " "))
         command(&scratch)
         scratch.append(0x0D)

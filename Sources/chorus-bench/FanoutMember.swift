@@ -1,3 +1,4 @@
+import ChorusProtocol
 import Glibc
 
 /// One member session of the fan-out room, as a receiver of everyone's messages and, for
@@ -47,11 +48,11 @@ final class FanoutMember {
     static func appendText(to out: inout [UInt8], sentAt: UInt64, sender: Int, sequence: Int, payload: Int) {
         let start = out.count
         out.append(0x7E)
-        appendDecimal(sentAt, to: &out)
+        DecimalBytes.append(sentAt, to: &out)
         out.append(0x7E)
-        appendDecimal(UInt64(sender), to: &out)
+        DecimalBytes.append(UInt64(sender), to: &out)
         out.append(0x7E)
-        appendDecimal(UInt64(sequence), to: &out)
+        DecimalBytes.append(UInt64(sequence), to: &out)
         out.append(0x7E)
         let written = out.count - start
         if written < payload { out.append(contentsOf: repeatElement(UInt8(ascii: "x"), count: payload - written)) }

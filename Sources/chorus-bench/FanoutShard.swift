@@ -1,4 +1,5 @@
 import ChorusNet
+import ChorusProtocol
 
 /// One loop's part of the fan-out workload: its members' sessions, the sending of its
 /// senders, and the counting and timing of what its members receive. Loop thread only.
@@ -155,7 +156,7 @@ final class FanoutShard {
         let sentAt = BenchClock.now()
         member.session.request(building: { out in
             out.append(contentsOf: "SAY ".utf8)
-            appendDecimal(UInt64(plan.room), to: &out)
+            DecimalBytes.append(UInt64(plan.room), to: &out)
             out.append(UInt8(ascii: " "))
             FanoutMember.appendText(to: &out, sentAt: sentAt, sender: member.number, sequence: sequence,
                                     payload: plan.payload)

@@ -1,4 +1,5 @@
 import ChorusNet
+import ChorusProtocol
 
 /// One loop's writers: each registered client owns a personal task (so no one else gets
 /// its events) and reports progress on it, `window` requests in flight, until the
@@ -89,9 +90,9 @@ final class WritesShard {
         let started = BenchClock.now()
         writer.session.request(building: { out in
             out.append(contentsOf: "TASK PROGRESS ".utf8)
-            appendDecimal(UInt64(writer.task), to: &out)
+            DecimalBytes.append(UInt64(writer.task), to: &out)
             out.append(UInt8(ascii: " "))
-            appendDecimal(UInt64(percent), to: &out)
+            DecimalBytes.append(UInt64(percent), to: &out)
         }, { [unowned self, unowned writer] reply in
             writer.inFlight -= 1
             if reply.ok {

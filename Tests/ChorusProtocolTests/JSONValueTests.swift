@@ -23,6 +23,16 @@ struct JSONValueTests {
         #expect(JSONValue.int(Int(12)) == JSONValue.int(Int64(12)))
     }
 
+    /// Digits go straight into a byte buffer, after what is there, for every UInt64.
+    @Test func decimalBytes() {
+        var out = Array("n=".utf8)
+        DecimalBytes.append(0, to: &out)
+        DecimalBytes.append(7, to: &out)
+        out.append(UInt8(ascii: " "))
+        DecimalBytes.append(UInt64.max, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "n=07 18446744073709551615")
+    }
+
     /// An optional string is a string when present and `null` when absent.
     @Test func optionalString() {
         #expect(JSONValue.string(String?.none) == .null)
