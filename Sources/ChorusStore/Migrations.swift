@@ -168,6 +168,16 @@ public enum Migrations {
         DROP INDEX events_by_user;
         DROP INDEX events_by_peer;
         """,
+        // 7: SYNC reads each of a user's sources through an index instead of walking the
+        // whole log (see `events(forUser:after:limit:)`). Partial indexes, so a room event
+        // (every chat line) is written to one of them only: a personal event or a DM
+        // never lands in the room index, and a room event in neither of the others. An
+        // index entry ends with the rowid, the event id, so a range of ids is one seek.
+        """
+        CREATE INDEX events_by_room ON events(room) WHERE user IS NULL;
+        CREATE INDEX events_by_user ON events(user) WHERE user IS NOT NULL;
+        CREATE INDEX events_by_peer ON events(peer) WHERE peer IS NOT NULL;
+        """,
     ]
 }
 

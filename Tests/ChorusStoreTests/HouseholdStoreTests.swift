@@ -174,6 +174,66 @@ import Testing
         #expect(second > first)
     }
 
+    /// SYNC's page, read source by source through indexes, is exactly what the definition
+    /// says: every event after `after` that is addressed to the user (personal, DM either
+    /// way) or belongs to a room while the user was in it, in id order, `limit` at most.
+    /// Checked against that definition as one query over the whole log, on a random mix
+    /// of rooms, personal events, DMs, and members coming and going (several spans each).
+    @Test func syncPagesMatchTheirDefinition() throws {
+        let (_, db, _) = try household()
+        _ = try db.createAccount(name: "carol", passwordHash: "x", created: "2026-11-30T00:00:00Z")
+        _ = try db.createRoom(name: "Den", ownerID: 3, created: "t")
+        _ = try db.createRoom(name: "Attic", ownerID: 2, created: "t")
+        // A fixed linear congruential sequence: the same mix on every run.
+        var state: UInt64 = 7
+        func below(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var open: Set<[Int64]> = []
+        for _ in 0..<3_000 {
+            let user = Int64(below(3) + 1), room = Int64(below(3) + 1)
+            switch below(10) {
+            case 0:
+                let event = try db.appendEvent(room: room, user: nil, name: "member", by: nil, at: "t", payload: "{}", text: "")
+                if open.remove([room, user]) != nil {
+                    try db.closeMembership(room: room, user: user, atEvent: event)
+                } else {
+                    open.insert([room, user])
+                    try db.openMembership(room: room, user: user, fromEvent: event)
+                }
+            case 1:
+                _ = try db.appendEvent(room: nil, user: user, name: "task.added", by: nil, at: "t", payload: "{}", text: "")
+            case 2:
+                let event = try db.appendEvent(room: nil, user: user, name: "dm", by: nil, at: "t", payload: "{}", text: "")
+                try db.setEventPeer(event: event, peer: user % 3 + 1)
+            default:
+                _ = try db.appendEvent(room: room, user: nil, name: "message", by: nil, at: "t", payload: "{}", text: "")
+            }
+        }
+        let newest = try db.lastEventID()
+        let definition = try db.prepare("""
+            SELECT e.id FROM events e WHERE e.id > ?2 AND (
+              e.user = ?1 OR e.peer = ?1
+              OR (e.user IS NULL AND e.room IS NOT NULL AND EXISTS (
+                    SELECT 1 FROM memberships m WHERE m.user = ?1 AND m.room = e.room
+                      AND e.id >= m.first_event AND (m.last_event IS NULL OR e.id <= m.last_event))))
+            ORDER BY e.id LIMIT ?3
+            """)
+        var pages = 0
+        for user in Int64(1)...3 {
+            for after in [0, 1, newest / 3, newest / 2, newest - 5, newest] {
+                for limit in [1, 7, 101, 501] {
+                    let expected = try definition.rows(.integer(user), .integer(after), .init(limit)) { $0.int(0) }
+                    let got = try db.events(forUser: user, after: after, limit: limit).map(\.id)
+                    #expect(got == expected, "user \(user) after \(after) limit \(limit)")
+                    if !expected.isEmpty { pages += 1 }
+                }
+            }
+        }
+        #expect(pages > 50, "the mix gave most users something to see")
+    }
+
     /// Every query a command makes on a big table uses an index, not a full scan.
     @Test func queriesUseIndexes() throws {
         let (_, db, _) = try household()
@@ -188,6 +248,10 @@ import Testing
             ("SELECT id FROM comments WHERE task = ?1 ORDER BY id", [1]),
             ("SELECT id FROM events WHERE room = ?1 AND id > ?2", [1, 0]),
             ("SELECT code FROM invites WHERE room = ?1", [1]),
+            // SYNC's three sources (Database.events(forUser:after:limit:)).
+            (EventSQL.select + " WHERE e.user = ?1 AND e.id > ?2 ORDER BY e.id LIMIT ?3", [1, 0, 10]),
+            (EventSQL.select + " WHERE e.peer = ?1 AND e.id > ?2 ORDER BY e.id LIMIT ?3", [1, 0, 10]),
+            (EventSQL.select + " WHERE e.room = ?1 AND e.user IS NULL AND e.id > ?2 AND e.id <= ?3 ORDER BY e.id LIMIT ?4", [1, 0, 9, 10]),
         ]
         for (sql, values) in queries {
             let plan = try db.prepare("EXPLAIN QUERY PLAN " + sql).bind(values).rowsText(column: 3)
