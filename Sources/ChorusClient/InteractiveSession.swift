@@ -28,6 +28,8 @@ public final class InteractiveSession {
     var jsonWire: Bool
 
     var link: SessionLink?
+    /// A reconnection under way on its own thread (see `ReconnectAttempt`).
+    var attempt: ReconnectAttempt?
     var cursor: EventCursor?
     var search: NewestEventSearch?
     /// Counts searches, so answers to an abandoned one are recognised.
@@ -74,6 +76,7 @@ public final class InteractiveSession {
             var descriptors: [pollfd] = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
             if !inputEnded { descriptors.append(pollfd(fd: input.descriptor, events: Int16(POLLIN), revents: 0)) }
             if let link { descriptors.append(pollfd(fd: link.client.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
+            if let attempt { descriptors.append(pollfd(fd: attempt.descriptor, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&descriptors, nfds_t(descriptors.count), 1000)
             if ready < 0 && errno != EINTR { throw ClientFailure("poll failed: \(String(cString: strerror(errno)))") }
             for descriptor in descriptors where descriptor.revents != 0 {
@@ -83,6 +86,7 @@ public final class InteractiveSession {
                     try drainServer()
                     try lost()
                 }
+                if let attempt, descriptor.fd == attempt.descriptor { try finishAttempt() }
             }
             try tick()
         }
@@ -105,7 +109,7 @@ public final class InteractiveSession {
 
     /// Timers: the next reconnection attempt, and a keep-alive ping.
     private func tick() throws(ClientFailure) {
-        if link == nil, let nextAttempt, ContinuousClock.now >= nextAttempt {
+        if link == nil, attempt == nil, let nextAttempt, ContinuousClock.now >= nextAttempt {
             try connect()
         }
         if let link, link.ready, ContinuousClock.now - link.lastSent >= Self.pingInterval {
@@ -118,11 +122,31 @@ public final class InteractiveSession {
     /// Opens a connection, sets the mode and logs in; lines are read by the loop.
     func connect() throws(ClientFailure) {
         nextAttempt = nil
+        // The first connection may ask the person about the certificate, and its failure
+        // ends the program: it is made here, waiting. Later ones are made on a thread of
+        // their own, so keys and signals are still read while they wait on the network.
+        if established, let started = ReconnectAttempt(connector: connector) {
+            attempt = started
+            return
+        }
+        try opened(Result { () throws(ClientFailure) in try connector.connect() })
+    }
+
+    /// The reconnection attempt is over.
+    private func finishAttempt() throws(ClientFailure) {
+        guard let attempt else { return }
+        self.attempt = nil
+        try opened(attempt.finish())
+    }
+
+    /// Sets the mode and logs in on a new connection; after a failure, plans the next try
+    /// (before the first login everything is fatal; later only what another try cannot fix).
+    private func opened(_ result: Result<LineClient, ClientFailure>) throws(ClientFailure) {
         let client: LineClient
-        do {
-            client = try connector.connect()
-        } catch {
-            // Before the first login everything is fatal; later only what another try cannot fix.
+        switch result {
+        case .success(let made):
+            client = made
+        case .failure(let error):
             guard established, error.isTransient else { throw error }
             let delay = backoff.nextDelay()
             console.notice("cannot reconnect (\(error)); next try in \(Int(delay)) s")

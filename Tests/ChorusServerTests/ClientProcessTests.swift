@@ -327,6 +327,31 @@ import Testing
         }
     }
 
+    /// While a reconnection waits on a network that says nothing (here a listener that
+    /// takes the connection and never answers the TLS handshake), the session still reads
+    /// the keys: a line typed meanwhile is acknowledged at once, not after the 30 s
+    /// handshake timeout, and sent once the server is back.
+    @Test func reconnectingLeavesTheKeyboardAnswered() throws {
+        let port = try freePort()
+        let house = try Household(server: try TestServer { $0.port = port })
+        let terminal = try PseudoTerminal()
+        let session = try ChorusRun(house.login("bob"), home: house.home.path, standardInput: terminal.follower,
+                                    terminalOutput: true)
+        #expect(terminal.wait { $0.contains("OK logged in as bob") })
+        house.server.stop()
+        #expect(session.waitForOutput("lost the connection", onErrors: true))
+        let silent = try SilentListener(port: port)
+        #expect(silent.waitForClientHello(timeout: 20), "the session tried again")
+        terminal.type("WHOAMI\r")
+        #expect(session.wait(timeout: 10, onErrors: true) { $0.contains("the line will be sent after reconnecting") })
+        silent.close()
+        try house.server.restart()
+        #expect(session.waitForOutput("reconnected", onErrors: true))
+        #expect(terminal.wait { $0.contains("OK bob") })
+        terminal.type("\u{04}")
+        #expect(session.finish().status == 0)
+    }
+
     /// The cursor's bookkeeping: events shown live before a drop are not replayed; missed ones are.
     @Test func eventCursorReplaysOnlyWhatWasMissed() throws {
         var cursor = EventCursor(last: 10)

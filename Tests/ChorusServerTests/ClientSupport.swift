@@ -139,6 +139,52 @@ final class ChorusRun {
     }
 }
 
+/// A TCP listener that takes connections and never says a word, as a network that drops
+/// packets looks to a client: a TLS handshake against it waits for its timeout.
+final class SilentListener {
+    private var listener: Int32
+    private var accepted: Int32 = -1
+
+    init(port: Int) throws {
+        listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var reuse: Int32 = 1
+        setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 8) == 0 else {
+            Glibc.close(listener)
+            throw LineClient.Failure("cannot listen on port \(port)")
+        }
+    }
+
+    deinit { close() }
+
+    /// Takes a connection and waits for its first bytes (a client's TLS hello); false if
+    /// none came in time.
+    func waitForClientHello(timeout: Double) -> Bool {
+        let milliseconds = Int32(timeout * 1000)
+        var waiting = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        guard poll(&waiting, 1, milliseconds) == 1 else { return false }
+        accepted = accept(listener, nil, nil)
+        guard accepted >= 0 else { return false }
+        var reading = pollfd(fd: accepted, events: Int16(POLLIN), revents: 0)
+        return poll(&reading, 1, milliseconds) == 1
+    }
+
+    /// Closes the taken connection (the handshake fails) and stops listening.
+    func close() {
+        if accepted >= 0 { Glibc.close(accepted) }
+        if listener >= 0 { Glibc.close(listener) }
+        accepted = -1
+        listener = -1
+    }
+}
+
 /// A pseudo-terminal whose follower end is a child's standard input, so chorus believes
 /// a person sits at a terminal (for the trust-on-first-use question).
 final class PseudoTerminal {
