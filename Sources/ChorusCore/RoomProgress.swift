@@ -2,14 +2,38 @@
 /// open and for a week after they are done, so the bar tracks what the household is doing
 /// now rather than creeping to 100% with months of finished chores.
 public enum RoomProgress {
-    public static func percent(of tasks: [TaskRecord]) -> Int {
-        let counted = tasks.filter { $0.parent == nil }
-        guard !counted.isEmpty else { return 0 }
-        let weight = counted.reduce(0) { $0 + $1.points }
-        if weight == 0 {
-            return counted.reduce(0) { $0 + $1.effectiveProgress } / counted.count
+    /// What the percentage is made of, summed over the counted tasks: the store sums these
+    /// in SQL rather than reading every task of a room for its bar.
+    public struct Totals: Equatable, Sendable {
+        public var tasks = 0
+        public var points = 0
+        /// Each task's effective progress times its points.
+        public var weightedProgress = 0
+        /// Each task's effective progress (used when no task carries points).
+        public var progress = 0
+
+        public init(tasks: Int = 0, points: Int = 0, weightedProgress: Int = 0, progress: Int = 0) {
+            self.tasks = tasks
+            self.points = points
+            self.weightedProgress = weightedProgress
+            self.progress = progress
         }
-        let sum = counted.reduce(0) { $0 + $1.effectiveProgress * $1.points }
-        return (sum + weight / 2) / weight
+    }
+
+    public static func percent(of tasks: [TaskRecord]) -> Int {
+        var totals = Totals()
+        for task in tasks where task.parent == nil {
+            totals.tasks += 1
+            totals.points += task.points
+            totals.weightedProgress += task.effectiveProgress * task.points
+            totals.progress += task.effectiveProgress
+        }
+        return percent(totals)
+    }
+
+    public static func percent(_ totals: Totals) -> Int {
+        guard totals.tasks > 0 else { return 0 }
+        guard totals.points > 0 else { return totals.progress / totals.tasks }
+        return (totals.weightedProgress + totals.points / 2) / totals.points
     }
 }

@@ -41,10 +41,9 @@ extension Database {
     }
 
     private func roomRecord(id: Int64, name: String, role: String, now: Date) throws -> RoomRecord {
-        let tasks = try tasksForProgress(room: id, since: Timestamp.rfc3339(now.addingTimeInterval(-7 * 86400)))
-        let open = tasks.filter { !$0.done && $0.parent == nil }.count
+        let (totals, open) = try progressTotals(room: id, since: Timestamp.rfc3339(now.addingTimeInterval(-7 * 86400)))
         return RoomRecord(id: id, name: name, role: Role(rawValue: role) ?? .member,
-                          progress: RoomProgress.percent(of: tasks), open: open)
+                          progress: RoomProgress.percent(totals), open: open)
     }
 
     public func members(ofRoom room: Int64) throws -> [MemberRecord] {

@@ -179,17 +179,22 @@ import Testing
         #expect(try alice.failure("TASK ADD me X rotate=alice").code == 422)
     }
 
-    /// STATS counts done, open, overdue and points per member.
+    /// STATS counts done, open, overdue and points per member; "week" only what was
+    /// finished in the last seven days.
     @Test func stats() throws {
-        let (_, _, alice, bob, _, room) = try household()
+        let (server, clock, alice, bob, _, room) = try household()
+        let old = id(try alice.ok("TASK ADD \(room) Windows points=3")["task"])
+        try bob.ok("TASK DONE \(old)")
+        tick(server, clock, hours: 8 * 24)
         let heavy = id(try alice.ok("TASK ADD \(room) Clean points=5 assign=bob")["task"])
         try alice.ok("TASK ADD \(room) Late due=2026-12-01 assign=bob")
         try alice.ok("TASK ADD \(room) Open assign=alice")
         try bob.ok("TASK DONE \(heavy)")
         let stats = try alice.ok("STATS \(room)")
         let members = Dictionary(uniqueKeysWithValues: (stats["members"] as? [JSON] ?? []).map { ($0["name"] as? String ?? "", $0) })
-        #expect(members["bob"]?["done"] as? Int == 1)
-        #expect(members["bob"]?["points"] as? Int == 5)
+        #expect(members["bob"]?["done"] as? Int == 2)
+        #expect(members["bob"]?["points"] as? Int == 8)
+        #expect(object(members["bob"]?["week"])["done"] as? Int == 1)
         #expect(object(members["bob"]?["week"])["points"] as? Int == 5)
         #expect(members["bob"]?["open"] as? Int == 1)
         #expect(members["bob"]?["overdue"] as? Int == 1)

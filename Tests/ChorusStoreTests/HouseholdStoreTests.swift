@@ -146,6 +146,45 @@ import Testing
         #expect(try db.task(id: kitchen)?.computedProgress == nil)
     }
 
+    /// A room's progress bar and open count, summed by SQLite, agree with the definition
+    /// over the tasks themselves (`RoomProgress.percent(of:)`): top-level tasks open or
+    /// finished in the last week, weighted by points, parents by their subtasks. Checked
+    /// on a random mix, and with every task worth no points.
+    @Test func roomProgressMatchesItsDefinition() throws {
+        let (_, db, room) = try household()
+        let now = Date(timeIntervalSince1970: 1_796_000_000)
+        var state: UInt64 = 11
+        func below(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var parents: [Int64] = []
+        for round in 0..<2 {
+            for _ in 0..<300 {
+                var draft = TaskDraft(room: room, owner: nil, title: "chore", creator: 1, created: "t")
+                draft.points = round == 0 ? below(4) : 0
+                if !parents.isEmpty && below(3) == 0 { draft.parent = parents[below(parents.count)] }
+                let id = try db.insertTask(draft)
+                if draft.parent == nil && below(4) == 0 { parents.append(id) }
+                var record = try #require(try db.task(id: id))
+                switch below(4) {
+                case 0: record.finish(by: (1, "alice"), at: Timestamp.rfc3339(now.addingTimeInterval(-Double(below(14)) * 86400)))
+                case 1: record.progress = below(101)
+                default: break
+                }
+                try db.updateTask(record)
+            }
+            let weekAgo = Timestamp.rfc3339(now.addingTimeInterval(-7 * 86400))
+            let counted = try db.tasks(in: .room(room), done: nil)
+                .filter { $0.parent == nil && (!$0.done || ($0.doneAt ?? "") >= weekAgo) }
+            let shown = try #require(try db.room(id: room, forUser: 1, now: now))
+            #expect(shown.progress == RoomProgress.percent(of: counted), "round \(round)")
+            #expect(shown.open == counted.filter { !$0.done }.count)
+            #expect(counted.count > 100 && shown.progress > 0 && shown.progress < 100, "a mix worth checking")
+            if round == 0 { try db.execute("DELETE FROM tasks") ; parents = [] }
+        }
+    }
+
     /// Removing a member hands their chores in that room back to nobody.
     @Test func removingAMemberUnassignsTheirTasks() throws {
         let (_, db, room) = try household()
@@ -248,6 +287,7 @@ import Testing
             ("SELECT id FROM comments WHERE task = ?1 ORDER BY id", [1]),
             ("SELECT id FROM events WHERE room = ?1 AND id > ?2", [1, 0]),
             ("SELECT code FROM invites WHERE room = ?1", [1]),
+            ("SELECT t.done_by, count(*) FROM tasks t WHERE t.room = ?1 AND t.done = 1 GROUP BY t.done_by", [1]),
             // SYNC's three sources (Database.events(forUser:after:limit:)).
             (EventSQL.select + " WHERE e.user = ?1 AND e.id > ?2 ORDER BY e.id LIMIT ?3", [1, 0, 10]),
             (EventSQL.select + " WHERE e.peer = ?1 AND e.id > ?2 ORDER BY e.id LIMIT ?3", [1, 0, 10]),
