@@ -104,6 +104,20 @@ public final class Connection {
         scheduleFlush()
     }
 
+    /// Queues the answer to one of the session's own requests. Unlike an event, a reply
+    /// may take the queue past `maxQueuedBytes` when the queue was at most half full
+    /// before it: the client has been reading and asked for this (a long TASKS list, a
+    /// calendar), and closing the connection would only make it ask again. A client that
+    /// stops reading has its input paused at half (and pipelined replies after that count
+    /// as usual), so at most one reply waits past the limit.
+    public func sendReply(_ bytes: [UInt8]) {
+        guard state == .open || state == .handshaking else { return }
+        let keepingUp = queuedBytes <= maxQueuedBytes / 2
+        bytes.withUnsafeBufferPointer { channel.queue($0) }
+        guard withinQueueLimit(replyFromAReader: keepingUp) else { return }
+        scheduleFlush()
+    }
+
     /// Writes `bytes` at once, straight from the caller's buffer, when nothing is queued
     /// ahead of them and no end-of-turn flush is due; otherwise (or for what the socket
     /// does not take) the same as `send`. For fan-out at the turn's end: a member's run of
@@ -124,10 +138,11 @@ public final class Connection {
         }
     }
 
-    /// After output was queued: past `maxQueuedBytes` the connection is closed (false);
-    /// past half, reading pauses until the queue drains.
-    private func withinQueueLimit() -> Bool {
-        if queuedBytes > maxQueuedBytes {
+    /// After output was queued: past `maxQueuedBytes` the connection is closed (false),
+    /// unless this was a reply to a client that was keeping up (`sendReply`); past half,
+    /// reading pauses until the queue drains.
+    private func withinQueueLimit(replyFromAReader: Bool = false) -> Bool {
+        if queuedBytes > maxQueuedBytes && !replyFromAReader {
             close(reason: "send queue over \(maxQueuedBytes) bytes")
             return false
         }

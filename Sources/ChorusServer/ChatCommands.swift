@@ -44,8 +44,10 @@ extension CommandContext {
             before = value
         }
         let page = try db.history(room: room.id, limit: limit + 1, beforeID: before)
-        let more = page.count > limit
-        let messages = more ? Array(page.dropFirst()) : page
+        // The newest that fit; the older ones are the next page.
+        let fitting = Self.countFitting(page.suffix(limit).reversed()) { $0.text.utf8.count + $0.from.utf8.count + 120 }
+        let more = page.count > fitting
+        let messages = Array(page.suffix(fitting))
         let body = messages.map { "  \(present.clock(stored: $0.at)) \($0.from): \($0.text)" }
         let hint = more ? " · more: HISTORY \(room.id) \(limit) before=\(messages.first?.id ?? 0)" : ""
         return result(.ok("\(messages.count) message\(messages.count == 1 ? "" : "s") in \(room.name)\(hint)", body: body,

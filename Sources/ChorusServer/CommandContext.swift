@@ -96,6 +96,23 @@ final class CommandContext {
     /// `now` as stored and sent (CONTRACT §5).
     let timestamp: String
 
+    /// The most one SYNC or HISTORY page holds, roughly, in bytes: 500 events of 4,000
+    /// two-byte characters would be a 4 MB reply. A page that would pass it ends early,
+    /// with `more`, and always holds at least one item.
+    static let pageBytes = 256 * 1024
+
+    /// How many of `items`, in order, fit in one page of `pageBytes`.
+    static func countFitting<Item>(_ items: some Sequence<Item>, size: (Item) -> Int) -> Int {
+        var count = 0
+        var bytes = 0
+        for item in items {
+            bytes += size(item)
+            if count > 0 && bytes > pageBytes { break }
+            count += 1
+        }
+        return count
+    }
+
     // MARK: Events
 
     /// Stores the event and queues it for `audience` (user ids). Returns its id.

@@ -65,8 +65,10 @@ extension CommandContext {
     func sync(after: Int64, limit: Int?) throws -> CommandResult {
         let page = min(limit ?? Self.syncPage, Self.maxSyncPage)
         let found = try db.events(forUser: caller.id, after: after, limit: page + 1)
-        let more = found.count > page
-        let events = Array(found.prefix(page))
+        // A stored event is sent as its payload plus about 150 bytes of envelope, or as its text line.
+        let fitting = Self.countFitting(found.prefix(page)) { $0.payload.utf8.count + $0.text.utf8.count + 150 }
+        let more = found.count > fitting
+        let events = Array(found.prefix(fitting))
         let last = events.last?.id ?? after
         let body = events.map { "  #\($0.id) \(TextLine.sanitized($0.text))" }
         let objects = events.map { JSONValue.raw(Event.storedJSON(id: $0.id, name: $0.name, at: $0.at, by: $0.by, payload: $0.payload)) }

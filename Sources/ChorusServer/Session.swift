@@ -57,7 +57,7 @@ final class Session {
 
     func send(_ reply: Reply, tag: String?) {
         pendingFanOut.writeAll()
-        connection.send(reply.rendered(mode: mode, tag: tag))
+        connection.sendReply(reply.rendered(mode: mode, tag: tag))
     }
 
     func send(_ event: RenderedEvent) {

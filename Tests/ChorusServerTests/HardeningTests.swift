@@ -58,6 +58,45 @@ import Testing
         #expect(lines < count)
     }
 
+    /// Long catch-ups come in pages that end early rather than as one reply of megabytes,
+    /// and a reply larger than --sendq still reaches a client that reads: SYNC and HISTORY
+    /// over 40 messages of 4,000 two-byte characters (330 KB) with a 64 KiB queue. Before,
+    /// the server closed the connection in the middle of `SYNC 0 500`, and a client
+    /// replaying from there after reconnecting was closed again, forever.
+    @Test func longPagesEndEarlyAndBigRepliesReachAReader() throws {
+        let server = try TestServer { $0.sendQueueBytes = 65_536 }
+        let alice = try server.device("alice")
+        let room = id(try alice.ok("ROOM CREATE Flat")["room"])
+        let text = String(repeating: "é", count: 3990)
+        for index in 0..<40 { try alice.ok("SAY \(room) \(index) \(text)") }
+
+        var after = 0
+        var synced: [String] = []
+        var pages = 0
+        while true {
+            let page = try alice.ok("SYNC \(after) 500")
+            pages += 1
+            let events = page["events"] as? [JSON] ?? []
+            #expect(!events.isEmpty)
+            synced += events.compactMap { object($0["message"])["text"] as? String }
+            after = page["last"] as? Int ?? after
+            if page["more"] as? Bool != true { break }
+        }
+        #expect(synced == (0..<40).map { "\($0) \(text)" })
+        #expect(pages >= 2 && pages <= 4, "about 256 KiB a page: \(pages) pages")
+
+        let newest = try alice.ok("HISTORY \(room) 200")
+        let newestTexts = (newest["messages"] as? [JSON] ?? []).compactMap { $0["text"] as? String }
+        #expect(newest["more"] as? Bool == true)
+        #expect(newestTexts.count > 1 && newestTexts.count < 40)
+        #expect(newestTexts.last == "39 \(text)", "the newest are kept")
+        let oldestKept = (newest["messages"] as? [JSON])?.first?["id"] as? Int ?? 0
+        let older = try alice.ok("HISTORY \(room) 200 before=\(oldestKept)")
+        let olderTexts = (older["messages"] as? [JSON] ?? []).compactMap { $0["text"] as? String }
+        #expect(olderTexts.last.map { "\($0)" } == "\(39 - newestTexts.count) \(text)")
+        #expect(try alice.ok("PING alive")["pong"] as? String == "alive")
+    }
+
     /// A member who stops reading for a while, long enough for the kernel's buffers to
     /// fill and the server to keep the rest, gets every line intact and in order once it
     /// reads again (what OpenSSL could not take at once is queued, not lost).
