@@ -191,13 +191,18 @@ func freePort() throws -> Int {
 /// with sockets that never handshake. Returns the descriptor (the caller closes it).
 func rawConnection(port: Int) -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let connected = withLoopbackAddress(port: port) { connect(fd, $0, $1) }
+    #expect(connected == 0, "cannot connect to port \(port)")
+    return fd
+}
+
+/// 127.0.0.1:`port`, handed to `body` as the `sockaddr` and length that bind and connect take.
+func withLoopbackAddress<Result>(port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = UInt16(port).bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    #expect(connected == 0, "cannot connect to port \(port)")
-    return fd
 }
