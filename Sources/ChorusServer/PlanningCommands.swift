@@ -43,19 +43,19 @@ extension CommandContext {
 
     /// CALENDAR R|mine
     func calendar(_ scope: String) throws -> CommandResult {
+        // Open tasks, and done ones from the last 30 days (marked ✓), that have a due date.
+        let since = Timestamp.rfc3339(now.addingTimeInterval(-30 * 86400))
         let tasks: [TaskRecord]
         let name: String
         if scope.lowercased() == "mine" {
-            tasks = try db.tasks(in: .mine(user: caller.id), done: nil)
+            tasks = try db.tasks(in: .mine(user: caller.id), done: nil, finishedSince: since)
             name = "Chorus: \(caller.name)"
         } else {
             let room = try room(scope)
-            tasks = try db.tasks(in: .room(room.id), done: nil)
+            tasks = try db.tasks(in: .room(room.id), done: nil, finishedSince: since)
             name = "Chorus: \(room.name)"
         }
-        // Open tasks, and done ones from the last 30 days (marked ✓), that have a due date.
-        let since = Timestamp.rfc3339(now.addingTimeInterval(-30 * 86400))
-        let shown = tasks.filter { $0.due != nil && (!$0.done || ($0.doneAt ?? "") >= since) }
+        let shown = tasks.filter { $0.due != nil }
         let ics = ICalendar(name: name, now: now).render(shown)
         let body = ics.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         return result(.ok("\(shown.count) task\(shown.count == 1 ? "" : "s") in the calendar", body: body, [("ics", .string(ics))]))

@@ -111,22 +111,25 @@ extension Database {
         } ?? (RoomProgress.Totals(), 0)
     }
 
-    /// Every task in the scope, soonest due first (no due date last).
-    public func tasks(in scope: TaskScope, done: Bool?) throws -> [TaskRecord] {
-        let doneClause = done.map { $0 ? " AND t.done = 1" : " AND t.done = 0" } ?? ""
-        switch scope {
-        case .room(let room):
-            return try prepare(TaskSQL.select + " WHERE t.room = ?1" + doneClause + TaskSQL.order)
-                .rows(.integer(room), map: TaskSQL.record)
-        case .mine(let user):
-            return try prepare(TaskSQL.select + """
-                 WHERE ((t.assignee = ?1 AND (t.room IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.room = t.room AND m.user = ?1)))
-                        OR (t.owner = ?1 AND t.assignee IS NULL))
-                """ + doneClause + TaskSQL.order).rows(.integer(user), map: TaskSQL.record)
-        case .personal(let user):
-            return try prepare(TaskSQL.select + " WHERE t.owner = ?1" + doneClause + TaskSQL.order)
-                .rows(.integer(user), map: TaskSQL.record)
+    /// Every task in the scope, soonest due first (no due date last): open ones, done
+    /// ones, or (nil) both, and then with `finishedSince` only those done since that time,
+    /// which SQLite leaves out rather than a room's whole history being read for a calendar.
+    public func tasks(in scope: TaskScope, done: Bool?, finishedSince: String? = nil) throws -> [TaskRecord] {
+        let (condition, id): (String, Int64) = switch scope {
+        case .room(let room): (" WHERE t.room = ?1", room)
+        case .mine(let user): ("""
+             WHERE ((t.assignee = ?1 AND (t.room IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.room = t.room AND m.user = ?1)))
+                    OR (t.owner = ?1 AND t.assignee IS NULL))
+            """, user)
+        case .personal(let user): (" WHERE t.owner = ?1", user)
         }
+        var clause = done.map { $0 ? " AND t.done = 1" : " AND t.done = 0" } ?? ""
+        var values: [Statement.Value] = [.integer(id)]
+        if let finishedSince {
+            clause += " AND (t.done = 0 OR t.done_at >= ?2)"
+            values.append(.text(finishedSince))
+        }
+        return try prepare(TaskSQL.select + condition + clause + TaskSQL.order).rows(values, map: TaskSQL.record)
     }
 
     /// Writes every field a command may change.

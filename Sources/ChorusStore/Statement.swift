@@ -141,6 +141,10 @@ public final class Statement {
 
     /// Binds, then maps every row. The statement is reset afterwards so it holds no read lock.
     public func rows<T>(_ values: Value..., map: (Row) throws -> T) throws -> [T] {
+        try rows(values, map: map)
+    }
+
+    public func rows<T>(_ values: [Value], map: (Row) throws -> T) throws -> [T] {
         let handle = try bind(values).liveHandle()
         defer { sqlite3_reset(handle) }
         var result: [T] = []

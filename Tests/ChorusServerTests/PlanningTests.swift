@@ -236,6 +236,23 @@ import Testing
         #expect((try alice.ok("CALENDAR mine")["ics"] as? String ?? "").contains("UID:task-\(task)@chorus"))
     }
 
+    /// A finished task stays in the calendar for 30 days, then leaves it; open ones stay.
+    @Test func calendarKeepsFinishedTasksForAMonth() throws {
+        let (server, clock, alice, _, _, room) = try household()
+        let finished = id(try alice.ok("TASK ADD \(room) Gutters due=2026-12-08")["task"])
+        let open = id(try alice.ok("TASK ADD \(room) Boiler due=2027-03-01")["task"])
+        try alice.ok("TASK DONE \(finished)")
+        func uids() throws -> [String] {
+            let ics = try alice.ok("CALENDAR \(room)")["ics"] as? String ?? ""
+            return ics.components(separatedBy: "\r\n").filter { $0.hasPrefix("UID:") }
+        }
+        #expect(try uids() == ["UID:task-\(finished)@chorus", "UID:task-\(open)@chorus"])
+        tick(server, clock, hours: 29 * 24)
+        #expect(try uids().count == 2)
+        tick(server, clock, hours: 2 * 24)
+        #expect(try uids() == ["UID:task-\(open)@chorus"])
+    }
+
     /// A DM reaches the recipient's sessions and the sender's other ones, nobody else.
     @Test func directMessages() throws {
         let (server, _, alice, bob, carol, _) = try household()
