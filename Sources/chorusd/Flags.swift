@@ -21,7 +21,8 @@ struct Flags {
           --cert F --key F         PEM certificate chain and private key
                                    (default certs/server.crt, certs/server.key; made when absent)
           --max-line N             longest request line in bytes (default 8192)
-          --sendq N                bytes queued for one session before it is dropped (default 1048576)
+          --sendq N                bytes queued for one session before it is dropped
+                                   (default 1048576, at least 65536)
           --handshake-timeout S    seconds to finish TLS and send a first line (default 10)
           --idle-timeout S         seconds without a line before a session is closed (default 600)
           --max-connections N      sessions in all; past it ERR 503 and close (default 10000)
@@ -63,7 +64,9 @@ struct Flags {
             case "--cert": configuration.certificatePath = value
             case "--key": configuration.keyPath = value
             case "--max-line": configuration.maxLine = try number(flag, value, 64...1_048_576)
-            case "--sendq": configuration.sendQueueBytes = try number(flag, value, 4096...1_073_741_824)
+            // At least 64 KiB: one event can be about 16 KB (4,000 four-byte characters), and a
+            // queue that cannot hold a few would drop every reader of a long message.
+            case "--sendq": configuration.sendQueueBytes = try number(flag, value, 65_536...1_073_741_824)
             case "--handshake-timeout": configuration.handshakeTimeout = Double(try number(flag, value, 1...3600))
             case "--idle-timeout": configuration.idleTimeout = Double(try number(flag, value, 1...604_800))
             case "--scrypt-log-n": configuration.scrypt = ScryptParameters(logN: try number(flag, value, 4...20))

@@ -118,6 +118,10 @@ import Testing
         #expect(noLoops.status == 2)
         #expect(noLoops.stderr.contains("--loops"))
 
+        let tinyQueue = try Self.run(["--sendq", "4096"], in: directory.path)
+        #expect(tinyQueue.status == 2)
+        #expect(tinyQueue.stderr.contains("--sendq must be a whole number in 65536..."))
+
         let badPort = try Self.run(["--port", "seventy"], in: directory.path)
         #expect(badPort.status == 2)
         #expect(badPort.stderr.contains("--port"))
