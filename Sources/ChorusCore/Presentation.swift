@@ -6,10 +6,18 @@ import Foundation
 public struct Presentation: Sendable {
     public let now: Date
     public let calendar: Calendar
+    /// Today's local date as a day number, worked out once: `days_left` is then a subtraction.
+    let today: Int
 
     public init(now: Date, calendar: Calendar = .current) {
         self.now = now
         self.calendar = calendar
+        self.today = When.dayNumber(of: now, calendar: calendar)
+    }
+
+    /// Whole calendar days from today until `when`'s local date (negative when past).
+    public func daysLeft(_ when: When) -> Int? {
+        when.localDayNumber(calendar: calendar).map { $0 - today }
     }
 
     // MARK: Shapes
@@ -48,7 +56,7 @@ public struct Presentation: Sendable {
             ("remind", .string(task.remind)),
             ("overdue", .bool(isOverdue(task))),
             ("behind", .bool(isBehind(task))),
-            ("days_left", due?.daysLeft(now: now, calendar: calendar).map { .int($0) } ?? .null),
+            ("days_left", due.flatMap(daysLeft).map { .int($0) } ?? .null),
             ("created", .string(task.created)),
             ("done_at", .string(task.doneAt)),
         ])
@@ -97,7 +105,7 @@ public struct Presentation: Sendable {
     /// the day it was made) to its due date. "days left [######----] 6 of 10"; nil
     /// without a due date or once done.
     public func daysLeftBar(_ task: TaskRecord, width: Int = 10) -> String? {
-        guard !task.done, let due = task.due.flatMap(When.init(stored:)), let left = due.daysLeft(now: now, calendar: calendar),
+        guard !task.done, let due = task.due.flatMap(When.init(stored:)), let left = daysLeft(due),
               let dueMoment = due.dueInstant(calendar: calendar) else { return nil }
         let begin = task.start.flatMap(When.init(stored:))?.instant(dateOnlyAt: 0, 0, calendar: calendar)
             ?? When.utcInstant(task.created) ?? now
@@ -112,7 +120,7 @@ public struct Presentation: Sendable {
     /// "due Tue 1 Dec (in 2 days)", "due today", "2 days overdue", "done".
     public func dueText(_ task: TaskRecord) -> String {
         if task.done { return "done" }
-        guard let due = task.due.flatMap(When.init(stored:)), let days = due.daysLeft(now: now, calendar: calendar),
+        guard let due = task.due.flatMap(When.init(stored:)), let days = daysLeft(due),
               let moment = due.dueInstant(calendar: calendar) else { return "" }
         if moment < now {
             let late = max(0, -days)

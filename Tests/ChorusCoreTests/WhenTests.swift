@@ -61,10 +61,51 @@ import Testing
         #expect(calendar.component(.hour, from: end) == 23)
     }
 
-    /// Stored values read back; anything else is rejected.
+    /// Stored values read back; anything else is rejected, impossible dates included.
     @Test func storedRoundTrip() {
         #expect(When(stored: "2026-12-05")?.dateOnly == true)
         #expect(When(stored: "2026-12-05T17:00:00Z")?.dateOnly == false)
-        #expect(When(stored: "garbage") == nil)
+        #expect(When(stored: "2028-02-29")?.dateOnly == true)
+        #expect(When(stored: "2000-02-29")?.dateOnly == true)
+        for bad in ["garbage", "2026-02-29", "2100-02-29", "2026-04-31", "2026-13-01", "2026-00-10", "2026-01-00",
+                    "1969-12-31", "2026-1-015", "2026/12/05", "２０２６-12-05"] {
+            #expect(When(stored: bad) == nil, "\(bad)")
+        }
+    }
+
+    /// `days_left` by day numbers agrees with the calendar's own count of days between
+    /// local midnights, in zones with daylight saving, half-hour and +14 h offsets, for
+    /// dates and instants around the year, seen at many hours of many days.
+    @Test func daysLeftAgreesWithTheCalendar() throws {
+        #expect(When.dayNumber(year: 1970, month: 1, day: 1) == 0)
+        #expect(When.dayNumber(year: 2000, month: 3, day: 1) == 11_017)
+        #expect(When.dayNumber(year: 1969, month: 12, day: 31) == -1)
+        let zones = ["UTC", "America/New_York", "Europe/Berlin", "Australia/Lord_Howe", "Asia/Kathmandu", "Pacific/Kiritimati"]
+        var checked = 0
+        for zone in zones {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = try #require(TimeZone(identifier: zone))
+            let start = Date(timeIntervalSince1970: 1_798_000_000) // late December 2026
+            for step in 0..<40 {
+                let now = start.addingTimeInterval(Double(step) * 9.3 * 86400 + Double(step % 24) * 3600)
+                let present = Presentation(now: now, calendar: calendar)
+                for offset in stride(from: -45, through: 400, by: 29) {
+                    let moment = now.addingTimeInterval(Double(offset) * 86400 + 7 * 3600)
+                    let parts = calendar.dateComponents([.year, .month, .day], from: moment)
+                    let date = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+                    let instant = Timestamp.rfc3339(moment)
+                    for when in [When(stored: date), When(stored: instant)] {
+                        let value = try #require(when)
+                        let due = try #require(value.dueInstant(calendar: calendar))
+                        let expected = calendar.dateComponents([.day], from: calendar.startOfDay(for: now),
+                                                               to: calendar.startOfDay(for: due)).day
+                        #expect(present.daysLeft(value) == expected, "\(zone) now \(now) due \(value.stored)")
+                        #expect(value.daysLeft(now: now, calendar: calendar) == expected)
+                        checked += 1
+                    }
+                }
+            }
+        }
+        #expect(checked == 6 * 40 * 16 * 2)
     }
 }
