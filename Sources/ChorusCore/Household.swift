@@ -148,11 +148,15 @@ public struct TaskRecord: Sendable, Equatable {
     public func noticeTimes(calendar: Calendar = .current) -> (due: Date?, remind: Date?, behind: Date?) {
         let due = self.due.flatMap(When.init(stored:))?.dueInstant(calendar: calendar)
         let remind = self.remind.flatMap(When.init(stored:))?.instant(dateOnlyAt: 9, 0, calendar: calendar)
-        var behind: Date?
-        if let estimate, let start = self.start.flatMap(When.init(stored:))?.instant(dateOnlyAt: 0, 0, calendar: calendar) {
-            behind = start.addingTimeInterval(estimate * 86400)
-        }
-        return (due, remind, behind)
+        let start = self.start.flatMap(When.init(stored:))?.instant(dateOnlyAt: 0, 0, calendar: calendar)
+        return (due, remind, behindInstant(start: start))
+    }
+
+    /// The end of its plan, given the moment its start stands for: start + estimate days
+    /// (nil without both).
+    public func behindInstant(start: Date?) -> Date? {
+        guard let estimate, let start else { return nil }
+        return start.addingTimeInterval(estimate * 86400)
     }
 }
 

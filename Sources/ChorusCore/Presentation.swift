@@ -8,11 +8,26 @@ public struct Presentation: Sendable {
     public let calendar: Calendar
     /// Today's local date as a day number, worked out once: `days_left` is then a subtraction.
     let today: Int
+    private let moments = LocalMoments()
 
     public init(now: Date, calendar: Calendar = .current) {
         self.now = now
         self.calendar = calendar
         self.today = When.dayNumber(of: now, calendar: calendar)
+    }
+
+    /// `when` itself, or for a date alone that day at `hour`:`minute`:`second` local time,
+    /// each date worked out once per `Presentation` (see `LocalMoments`).
+    func moment(_ when: When, at hour: Int, _ minute: Int, _ second: Int) -> Date? {
+        guard when.dateOnly else { return When.utcInstant(when.stored) }
+        return moments.moment(when.stored, at: hour * 3600 + minute * 60 + second) {
+            when.instant(dateOnlyAt: hour, minute, second, calendar: calendar)
+        }
+    }
+
+    /// When it is due: a date alone at the end of that day.
+    func dueMoment(_ when: When) -> Date? {
+        moment(when, at: 23, 59, 59)
     }
 
     /// Whole calendar days from today until `when`'s local date (negative when past).
@@ -80,14 +95,13 @@ public struct Presentation: Sendable {
 
     /// Its plan (start + estimate days) has ended and it is not finished.
     public func isBehind(_ task: TaskRecord) -> Bool {
-        guard !task.done, task.effectiveProgress < 100, let end = task.noticeTimes(calendar: calendar).behind else { return false }
+        let start = task.start.flatMap(When.init(stored:)).flatMap { moment($0, at: 0, 0, 0) }
+        guard !task.done, task.effectiveProgress < 100, let end = task.behindInstant(start: start) else { return false }
         return end < now
     }
 
     public func isOverdue(_ task: TaskRecord) -> Bool {
-        guard !task.done, let due = task.due.flatMap(When.init(stored:)), let moment = due.dueInstant(calendar: calendar) else {
-            return false
-        }
+        guard !task.done, let due = task.due.flatMap(When.init(stored:)), let moment = dueMoment(due) else { return false }
         return moment < now
     }
 
@@ -106,11 +120,11 @@ public struct Presentation: Sendable {
     /// without a due date or once done.
     public func daysLeftBar(_ task: TaskRecord, width: Int = 10) -> String? {
         guard !task.done, let due = task.due.flatMap(When.init(stored:)), let left = daysLeft(due),
-              let dueMoment = due.dueInstant(calendar: calendar) else { return nil }
-        let begin = task.start.flatMap(When.init(stored:))?.instant(dateOnlyAt: 0, 0, calendar: calendar)
+              let end = dueMoment(due) else { return nil }
+        let begin = task.start.flatMap(When.init(stored:)).flatMap { moment($0, at: 0, 0, 0) }
             ?? When.utcInstant(task.created) ?? now
         let total = max(1, calendar.dateComponents([.day], from: calendar.startOfDay(for: begin),
-                                                   to: calendar.startOfDay(for: dueMoment)).day ?? 1)
+                                                   to: calendar.startOfDay(for: end)).day ?? 1)
         let remaining = min(total, max(0, left))
         let filled = (remaining * width + total / 2) / total
         let bar = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
@@ -121,7 +135,7 @@ public struct Presentation: Sendable {
     public func dueText(_ task: TaskRecord) -> String {
         if task.done { return "done" }
         guard let due = task.due.flatMap(When.init(stored:)), let days = daysLeft(due),
-              let moment = due.dueInstant(calendar: calendar) else { return "" }
+              let moment = dueMoment(due) else { return "" }
         if moment < now {
             let late = max(0, -days)
             if late == 0 { return "overdue since " + clock(moment) }
@@ -181,5 +195,25 @@ public struct Presentation: Sendable {
     func fit(_ text: String, _ width: Int) -> String {
         if text.count > width { return String(text.prefix(width - 1)) + "…" }
         return text.padding(toLength: width, withPad: " ", startingAt: 0)
+    }
+}
+
+/// The local moments of stored dates that one `Presentation` worked out, by date and time
+/// of day. A room's tasks share a few hundred dates, and each of Foundation's calendar
+/// calls takes tens of microseconds: listing 20,000 open tasks with dates held the
+/// database thread for 13 s.
+final class LocalMoments: @unchecked Sendable {
+    // Safety: `known` is only read or written while `lock` is held.
+    private let lock = NSLock()
+    private var known: [String: Date?] = [:]
+
+    func moment(_ date: String, at secondOfDay: Int, compute: () -> Date?) -> Date? {
+        let key = "\(date)@\(secondOfDay)"
+        lock.lock()
+        defer { lock.unlock() }
+        if let cached = known[key] { return cached }
+        let value = compute()
+        known[key] = value
+        return value
     }
 }

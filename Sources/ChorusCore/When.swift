@@ -105,6 +105,11 @@ public struct When: Sendable, Equatable {
 
     /// `YYYY-MM-DD` as a day number, only if it is a real date from 1970 to 9999.
     static func dayNumber(date text: String) -> Int? {
+        civilDate(text).map { dayNumber(year: $0.year, month: $0.month, day: $0.day) }
+    }
+
+    /// `YYYY-MM-DD` read, only if it is a real date from 1970 to 9999.
+    static func civilDate(_ text: String) -> (year: Int, month: Int, day: Int)? {
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
         func digits(_ range: Range<Int>) -> Int? {
@@ -120,7 +125,7 @@ public struct When: Sendable, Equatable {
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         guard day <= lengths[month - 1] else { return nil }
-        return dayNumber(year: year, month: month, day: day)
+        return (year, month, day)
     }
 
     /// The day number of the local date `date` falls on in the calendar's time zone.
@@ -143,14 +148,8 @@ public struct When: Sendable, Equatable {
 
     /// `YYYY-MM-DD` as the start of that local day, only if it is a real date.
     static func localDate(_ text: String, calendar: Calendar) -> Date? {
-        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              (1970...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
-        let components = DateComponents(year: year, month: month, day: day)
-        guard let date = calendar.date(from: components),
-              calendar.component(.day, from: date) == day, calendar.component(.month, from: date) == month else { return nil }
-        return date
+        guard let date = civilDate(text) else { return nil }
+        return calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day))
     }
 
     static func utcInstant(_ text: String) -> Date? {
