@@ -14,6 +14,34 @@ import Testing
                    doneAt: nil, doneBy: nil, computedProgress: computed)
     }
 
+    /// One Presentation works out each date's local moment once and reuses it; its
+    /// answers for many tasks sharing dates (a start and a due on the same day, at 00:00
+    /// and 23:59:59) are those of a fresh Presentation for each task.
+    @Test func sharedDatesGiveTheSameAnswers() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
+        let now = Date(timeIntervalSince1970: 1_796_040_000) // 2026-11-30 12:00 UTC
+        let shared = Presentation(now: now, calendar: calendar)
+        let days = ["2026-11-27", "2026-11-29", "2026-11-30", "2026-12-01", "2026-12-03"]
+        var behind = 0
+        for (index, due) in days.enumerated() {
+            for start in days {
+                for estimate in [0.5, 1, 3] {
+                    var record = task(progress: index * 10, due: due)
+                    record.start = start
+                    record.estimate = estimate
+                    let fresh = Presentation(now: now, calendar: calendar)
+                    #expect(shared.isOverdue(record) == fresh.isOverdue(record), "\(due) \(start) \(estimate)")
+                    #expect(shared.isBehind(record) == fresh.isBehind(record), "\(due) \(start) \(estimate)")
+                    #expect(shared.dueText(record) == fresh.dueText(record))
+                    #expect(shared.daysLeftBar(record) == fresh.daysLeftBar(record))
+                    if shared.isBehind(record) { behind += 1 }
+                }
+            }
+        }
+        #expect(behind > 10 && behind < 75, "a mix of plans that have and have not ended: \(behind)")
+    }
+
     /// Chat lines carry the wall clock of the server's zone, zero-padded, across offsets
     /// that are not whole hours and on both sides of midnight and of 1970.
     @Test func clockFollowsTheZone() throws {
