@@ -87,7 +87,7 @@ public struct When: Sendable, Equatable {
     /// a date alone is its own day, worked out without the calendar; an instant needs it
     /// once, for its local date. Listing a room's tasks works out `days_left` for each, and
     /// Foundation's calendar arithmetic cost about 80 µs a task on the database thread.
-    public func localDayNumber(calendar: Calendar) -> Int? {
+    func localDayNumber(calendar: Calendar) -> Int? {
         if dateOnly { return When.dayNumber(date: stored) }
         return When.utcInstant(stored).map { When.dayNumber(of: $0, calendar: calendar) }
     }
@@ -129,7 +129,7 @@ public struct When: Sendable, Equatable {
     }
 
     /// The day number of the local date `date` falls on in the calendar's time zone.
-    public static func dayNumber(of date: Date, calendar: Calendar) -> Int {
+    static func dayNumber(of date: Date, calendar: Calendar) -> Int {
         var gregorian = calendar
         if gregorian.identifier != .gregorian {
             gregorian = Calendar(identifier: .gregorian)
