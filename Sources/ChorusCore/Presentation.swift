@@ -6,21 +6,18 @@ import Foundation
 public struct Presentation: Sendable {
     public let now: Date
     public let calendar: Calendar
-    /// Today's local date as a day number, worked out once: `days_left` is then a subtraction.
-    let today: Int
-    private let moments = LocalMoments()
+    private let memo = CalendarMemo()
 
     public init(now: Date, calendar: Calendar = .current) {
         self.now = now
         self.calendar = calendar
-        self.today = When.dayNumber(of: now, calendar: calendar)
     }
 
     /// `when` itself, or for a date alone that day at `hour`:`minute`:`second` local time,
-    /// each date worked out once per `Presentation` (see `LocalMoments`).
+    /// each date worked out once per `Presentation` (see `CalendarMemo`).
     func moment(_ when: When, at hour: Int, _ minute: Int, _ second: Int) -> Date? {
         guard when.dateOnly else { return When.utcInstant(when.stored) }
-        return moments.moment(when.stored, at: hour * 3600 + minute * 60 + second) {
+        return memo.moment(when.stored, at: hour * 3600 + minute * 60 + second) {
             when.instant(dateOnlyAt: hour, minute, second, calendar: calendar)
         }
     }
@@ -30,9 +27,11 @@ public struct Presentation: Sendable {
         moment(when, at: 23, 59, 59)
     }
 
-    /// Whole calendar days from today until `when`'s local date (negative when past).
+    /// Whole calendar days from today until `when`'s local date (negative when past): a
+    /// subtraction of day numbers, today's worked out once per `Presentation`.
     public func daysLeft(_ when: When) -> Int? {
-        when.localDayNumber(calendar: calendar).map { $0 - today }
+        guard let day = when.localDayNumber(calendar: calendar) else { return nil }
+        return day - memo.today { When.dayNumber(of: now, calendar: calendar) }
     }
 
     // MARK: Shapes
@@ -198,14 +197,25 @@ public struct Presentation: Sendable {
     }
 }
 
-/// The local moments of stored dates that one `Presentation` worked out, by date and time
-/// of day. A room's tasks share a few hundred dates, and each of Foundation's calendar
-/// calls takes tens of microseconds: listing 20,000 open tasks with dates held the
-/// database thread for 13 s.
-final class LocalMoments: @unchecked Sendable {
-    // Safety: `known` is only read or written while `lock` is held.
+/// What one `Presentation` asked Foundation's calendar, kept: today's day number, and the
+/// local moments of stored dates by date and time of day. Each calendar call takes tens of
+/// microseconds, a room's tasks share a few hundred dates (listing 20,000 open tasks with
+/// dates held the database thread for 13 s), and a command that shows no dates (a chat
+/// line) asks nothing at all.
+final class CalendarMemo: @unchecked Sendable {
+    // Safety: `todayNumber` and `known` are only read or written while `lock` is held.
     private let lock = NSLock()
+    private var todayNumber: Int?
     private var known: [String: Date?] = [:]
+
+    func today(compute: () -> Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        if let todayNumber { return todayNumber }
+        let value = compute()
+        todayNumber = value
+        return value
+    }
 
     func moment(_ date: String, at secondOfDay: Int, compute: () -> Date?) -> Date? {
         let key = "\(date)@\(secondOfDay)"

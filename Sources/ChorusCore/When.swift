@@ -78,15 +78,11 @@ public struct When: Sendable, Equatable {
         instant(dateOnlyAt: 23, 59, 59, calendar: calendar)
     }
 
-    /// Whole calendar days from today until this value's local date (negative when past).
-    public func daysLeft(now: Date, calendar: Calendar = .current) -> Int? {
-        localDayNumber(calendar: calendar).map { $0 - When.dayNumber(of: now, calendar: calendar) }
-    }
-
     /// The local date this value falls on, as a day number (`dayNumber(year:month:day:)`):
     /// a date alone is its own day, worked out without the calendar; an instant needs it
-    /// once, for its local date. Listing a room's tasks works out `days_left` for each, and
-    /// Foundation's calendar arithmetic cost about 80 µs a task on the database thread.
+    /// once, for its local date. Listing a room's tasks works out `days_left` for each
+    /// (`Presentation.daysLeft`), and Foundation's calendar arithmetic cost about 80 µs a
+    /// task on the database thread.
     func localDayNumber(calendar: Calendar) -> Int? {
         if dateOnly { return When.dayNumber(date: stored) }
         return When.utcInstant(stored).map { When.dayNumber(of: $0, calendar: calendar) }

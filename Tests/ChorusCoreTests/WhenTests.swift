@@ -53,9 +53,10 @@ import Testing
     /// A date alone is due at the end of its day; days_left counts calendar days.
     @Test func dueInstantAndDaysLeft() throws {
         let due = try parse("2026-12-02")
-        #expect(due.daysLeft(now: now, calendar: calendar) == 2)
-        #expect(try parse("today").daysLeft(now: now, calendar: calendar) == 0)
-        #expect(try parse("2026-11-28").daysLeft(now: now, calendar: calendar) == -2)
+        let present = Presentation(now: now, calendar: calendar)
+        #expect(present.daysLeft(due) == 2)
+        #expect(present.daysLeft(try parse("today")) == 0)
+        #expect(present.daysLeft(try parse("2026-11-28")) == -2)
         let end = try #require(try parse("today").dueInstant(calendar: calendar))
         #expect(end > now)
         #expect(calendar.component(.hour, from: end) == 23)
@@ -100,7 +101,7 @@ import Testing
                         let expected = calendar.dateComponents([.day], from: calendar.startOfDay(for: now),
                                                                to: calendar.startOfDay(for: due)).day
                         #expect(present.daysLeft(value) == expected, "\(zone) now \(now) due \(value.stored)")
-                        #expect(value.daysLeft(now: now, calendar: calendar) == expected)
+                        #expect(Presentation(now: now, calendar: calendar).daysLeft(value) == expected)
                         checked += 1
                     }
                 }
