@@ -98,10 +98,7 @@ public final class Connection {
     /// The same, from borrowed bytes: fan-out hands every recipient the one rendering of
     /// an event without retaining it once per recipient.
     public func send(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard state == .open || state == .handshaking else { return }
-        channel.queue(bytes)
-        guard withinQueueLimit() else { return }
-        scheduleFlush()
+        enqueue(bytes, asReply: false)
     }
 
     /// Queues the answer to one of the session's own requests. Unlike an event, a reply
@@ -111,10 +108,14 @@ public final class Connection {
     /// stops reading has its input paused at half (and pipelined replies after that count
     /// as usual), so at most one reply waits past the limit.
     public func sendReply(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { enqueue($0, asReply: true) }
+    }
+
+    private func enqueue(_ bytes: UnsafeBufferPointer<UInt8>, asReply: Bool) {
         guard state == .open || state == .handshaking else { return }
-        let keepingUp = queuedBytes <= maxQueuedBytes / 2
-        bytes.withUnsafeBufferPointer { channel.queue($0) }
-        guard withinQueueLimit(replyFromAReader: keepingUp) else { return }
+        let replyFromAReader = asReply && queuedBytes <= maxQueuedBytes / 2
+        channel.queue(bytes)
+        guard withinQueueLimit(replyFromAReader: replyFromAReader) else { return }
         scheduleFlush()
     }
 
