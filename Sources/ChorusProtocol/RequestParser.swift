@@ -114,7 +114,8 @@ public enum RequestParser {
             throw usageError("missing \(missing)")
         }
         guard positional.count <= spec.arguments.count else {
-            throw usageError("too many arguments")
+            // Usually a title or name of several words typed without quotes.
+            throw usageError("too many arguments (an argument of several words goes in \"double quotes\")")
         }
         return ParsedArguments(positional: positional, options: options, text: nil, usage: usage)
     }

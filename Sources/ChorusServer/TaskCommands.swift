@@ -18,7 +18,7 @@ extension CommandContext {
             draft = TaskDraft(room: room.id, owner: nil, title: title, creator: caller.id, created: timestamp)
         }
         var task = try reload(try db.insertTask(draft))
-        try apply(options, to: &task)
+        try apply(options, to: &task, adding: true)
         let saved = try save(task)
         let whose = saved.assignee.map { " for \($0)" } ?? ""
         try emitTask("task.added", saved, text: "\(caller.name) added #\(saved.id) \(saved.title)\(whose)\(place(saved))")
@@ -55,7 +55,7 @@ extension CommandContext {
     /// TASK EDIT T OPTIONS
     func taskEdit(_ id: Int64, options: [String: String]) throws -> CommandResult {
         var task = try editableTask(id, to: "edit")
-        try apply(options, to: &task)
+        try apply(options, to: &task, adding: false)
         let saved = try save(task)
         let changed = options.keys.sorted().joined(separator: ", ")
         try emitTask("task.updated", saved, text: "\(caller.name) changed \(changed) of #\(id) \(saved.title)")
@@ -154,8 +154,9 @@ extension CommandContext {
 
     // MARK: Options
 
-    /// Applies `key=value` options; an empty value clears a field.
-    private func apply(_ options: [String: String], to task: inout TaskRecord) throws {
+    /// Applies `key=value` options; an empty value clears a field. `adding`: the task was
+    /// inserted by this same command (TASK ADD), so it was not there when the user typed.
+    private func apply(_ options: [String: String], to task: inout TaskRecord, adding: Bool) throws {
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
             let clear = value.isEmpty
             switch key {
@@ -178,7 +179,7 @@ extension CommandContext {
                     throw ChorusError.badValue("points is a whole number 0-1000, not \(value)")
                 }
                 task.points = clear ? 1 : Int(value) ?? 1
-            case "parent": task.parent = clear ? nil : try parent(value, for: task)
+            case "parent": task.parent = clear ? nil : try parent(value, for: task, adding: adding)
             case "remind": task.remind = clear ? nil : try When.parse(value, now: now).stored
             case "repeat": task.repeatRule = clear ? nil : try RepeatRule(parsing: value).stored
             case "rotate": task.rotate = clear ? nil : try rotation(value, for: task)
@@ -188,9 +189,11 @@ extension CommandContext {
     }
 
     /// A parent must be a visible top-level task of the same room (subtasks go one level deep).
-    private func parent(_ raw: String, for task: TaskRecord) throws -> Int64 {
+    private func parent(_ raw: String, for task: TaskRecord, adding: Bool) throws -> Int64 {
         let digits = raw.hasPrefix("#") ? String(raw.dropFirst()) : raw
         guard let id = Int64(digits) else { throw ChorusError.badValue("parent is a task number, not \(raw)") }
+        // A task being added already has its id here; to the user that task does not exist yet.
+        guard !(adding && id == task.id) else { throw ChorusError.notFound("no such task \(id)") }
         let (parent, _) = try self.task(id)
         guard parent.id != task.id else { throw ChorusError.badValue("a task cannot be its own parent") }
         guard parent.room == task.room, parent.ownerID == task.ownerID else {

@@ -110,7 +110,7 @@ struct HouseholdParsingTests {
     @Test func taskTitleMustBeQuoted() throws {
         let result = try failure("TASK ADD me Take out trash")
         #expect(result.error.code == 400)
-        #expect(result.error.message.contains("too many arguments"))
+        #expect(result.error.message.contains(#"too many arguments (an argument of several words goes in "double quotes")"#))
         #expect(try request(#"TASK ADD me "Take out trash""#).command
             == .taskAdd(room: "me", title: "Take out trash", options: [:]))
     }

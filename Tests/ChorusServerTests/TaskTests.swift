@@ -90,6 +90,22 @@ import Testing
         try expectTasks(alice, "TASKS", [today, morning, evening])
     }
 
+    /// TASK ADD stores the task before it reads its options, so `parent=` naming the id the
+    /// new task is about to get found the task itself ("cannot be its own parent"). To the
+    /// user that task did not exist: it is an unknown task, and nothing is left behind.
+    @Test func parentNamingTheNewTaskIsUnknown() throws {
+        let (_, alice, _, room) = try household()
+        let first = id(try alice.ok("TASK ADD \(room) Hoover")["task"])
+        let refused = try alice.failure("TASK ADD \(room) \"Wipe counters\" parent=\(first + 1)")
+        #expect(refused.code == 404)
+        #expect(refused.message == "no such task \(first + 1)")
+        try expectTasks(alice, "TASKS \(room) all", [first])
+        // Editing a task to be its own parent is still the clearer 422.
+        let own = try alice.failure("TASK EDIT \(first) parent=\(first)")
+        #expect(own.code == 422)
+        #expect(own.message == "a task cannot be its own parent")
+    }
+
     /// A parent's progress is its subtasks' progress weighted by points; it cannot be set directly; subtasks go one level deep.
     @Test func subtasksRollUp() throws {
         let (_, alice, bob, room) = try household()
