@@ -57,6 +57,7 @@ extension InteractiveSession {
     /// A final reply to a line the person typed: print it, and follow what it changed.
     private func finishPersonRequest(_ line: ServerLine) {
         console.show(line.raw, style: line.kind == .ok ? (jsonWire ? .plain : .ok) : .error)
+        if line.kind == .error { answeredWithError = true }
         guard let link, !link.awaiting.isEmpty else { return }
         let sent = link.awaiting.removeFirst()
         cursorDirty = true

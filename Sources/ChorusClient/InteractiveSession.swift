@@ -52,6 +52,9 @@ public final class InteractiveSession {
     var quitRequested = false
     /// Set to end the loop with this status.
     var exitStatus: Int32?
+    /// Some line the person sent was answered ERR: a script fed through a pipe then ends
+    /// with status 1, as a one-shot command would (a person at a terminal ends with 0).
+    var answeredWithError = false
 
     public init(connector: ServerConnector, credentials: Credentials?, json: Bool, console: Console, input: PersonInput) {
         self.connector = connector
@@ -72,7 +75,7 @@ public final class InteractiveSession {
             try drainServer()
             if let link, link.client.isClosed { try lost() }
             if exitStatus != nil { break }
-            if finishedInput() { return 0 }
+            if finishedInput() { return scriptStatus }
             var descriptors: [pollfd] = [pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
             if !inputEnded { descriptors.append(pollfd(fd: input.descriptor, events: Int16(POLLIN), revents: 0)) }
             if let link { descriptors.append(pollfd(fd: link.client.fileDescriptor, events: Int16(POLLIN), revents: 0)) }
@@ -92,6 +95,9 @@ public final class InteractiveSession {
         }
         return exitStatus ?? 0
     }
+
+    /// How a session whose input ended with every line answered exits.
+    private var scriptStatus: Int32 { answeredWithError && !input.isTerminal ? 1 : 0 }
 
     /// After the input ended: done once every line was sent and answered.
     private func finishedInput() -> Bool {
@@ -210,7 +216,7 @@ public final class InteractiveSession {
                 + "they may or may not have been carried out")
         }
         if inputEnded && outbox.isEmpty {
-            exitStatus = link.awaiting.isEmpty ? 0 : 2
+            exitStatus = link.awaiting.isEmpty ? scriptStatus : 2
             return
         }
         let delay = backoff.nextDelay()

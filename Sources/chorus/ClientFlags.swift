@@ -22,7 +22,8 @@ struct ClientFlags {
 
         Without COMMAND: an interactive session (type commands; replies and live events
         appear as they come; reconnects by itself and replays what it missed). With a pipe
-        as standard input, each line read is sent and the program ends after the last reply.
+        as standard input, each line read is sent and the program ends after the last reply,
+        with status 1 if any line was answered ERR.
         With COMMAND: sends that one request, prints its reply, exits 0 on OK, 1 on ERR.
 
           --host H               server address (default 127.0.0.1)

@@ -216,7 +216,8 @@ import Testing
 
     // MARK: Sessions
 
-    /// With a pipe as standard input, lines are sent as read and a live event appears while idle.
+    /// With a pipe as standard input, lines are sent as read and a live event appears while
+    /// idle; a line answered ERR makes the script end with status 1, as a one-shot would.
     @Test func pipedSessionShowsLiveEvents() throws {
         let house = try Household()
         let session = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
@@ -226,13 +227,24 @@ import Testing
         session.type("WHOAMI")
         #expect(session.waitForOutput("OK bob"))
         session.type("ROOM SHOW 99")
+        session.type("PING done")
         session.closeInput()
         let result = session.finish()
-        #expect(result.status == 0)
+        #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("* chorus") == true)
-        #expect(lines.last?.hasPrefix("ERR 404") == true)
+        #expect(lines.dropLast().last?.hasPrefix("ERR 404") == true)
+        #expect(lines.last == "OK PONG done")
         #expect(!result.stdout.contains("@chorus."), "the client's own requests stay hidden")
+
+        // Every line answered OK: status 0.
+        let clean = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
+        clean.type("WHOAMI")
+        clean.type("ROOMS")
+        clean.closeInput()
+        let cleanResult = clean.finish()
+        #expect(cleanResult.status == 0)
+        #expect(cleanResult.stdout.contains("OK bob"))
     }
 
     /// At a terminal: a prompt and line editor; an event arriving mid-line is printed above
