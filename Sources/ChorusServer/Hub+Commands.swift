@@ -43,12 +43,10 @@ extension Hub {
     private func help(topic: String?) -> Reply {
         do throws(ChorusError) {
             let lines = try CommandTable.help(topic: topic)
-            let verb = topic?.uppercased().split(separator: " ").first.map(String.init)
-            let commands = CommandTable.all
-                .filter { verb == nil || $0.verb == verb }
+            let commands = try CommandTable.specs(forHelpTopic: topic)
                 .map { spec in JSONValue.object([("usage", .string(spec.usage)), ("summary", .string(spec.summary)),
                                                  ("login", .bool(spec.needsLogin))]) }
-            return .ok("\(lines.count) commands", body: lines, [("commands", .array(commands))])
+            return .ok("\(lines.count) command\(lines.count == 1 ? "" : "s")", body: lines, [("commands", .array(commands))])
         } catch {
             return .error(error)
         }

@@ -42,7 +42,19 @@ import Testing
         let one = try client.call("help login")
         #expect(one.count == 2)
         #expect(one[0].contains("LOGIN NAME PASSWORD"))
+        #expect(one[1] == "OK 1 command")
         #expect(try client.last("HELP FROBNICATE").hasPrefix("ERR 404"))
+
+        // In JSON mode `commands` holds what the text lists: one subcommand, or a verb's.
+        try client.call("MODE json")
+        let usages = { (topic: String) throws -> [String] in
+            let reply = try client.json("HELP \(topic)")
+            return (reply["commands"] as? [[String: Any]] ?? []).compactMap { $0["usage"] as? String }
+        }
+        #expect(try usages("TASK EDIT").count == 1)
+        #expect(try usages("TASK EDIT").first?.hasPrefix("TASK EDIT T") == true)
+        #expect(try usages("ROOM").allSatisfy { $0.hasPrefix("ROOM ") })
+        #expect(try usages("ROOM").count > 5)
     }
 
     /// Unknown verbs and wrong arity get 400 with the usage line, and the tag is kept.
