@@ -15,11 +15,14 @@ extension Hub {
         }
     }
 
-    /// Queues a household command's reply behind the session's earlier ones, then sends
+    /// Queues a household command's reply behind the session's earlier ones, with the
+    /// notices among `deliveries` meant for this session's user to follow it, then sends
     /// what may go.
-    func queueReply(_ reply: Reply, tag: String?, to id: UInt64, after gate: ReplyGate?) {
+    func queueReply(_ reply: Reply, tag: String?, to id: UInt64, after gate: ReplyGate?, deliveries: [Delivery] = []) {
         guard let session = sessions[id] else { return }
-        session.pendingReplies.append(PendingReply(reply: reply, tag: tag, gate: gate))
+        let user = session.account?.id
+        let notices = deliveries.filter { $0.isNotice && user.map($0.audience.contains) == true }.map(\.event)
+        session.pendingReplies.append(PendingReply(reply: reply, tag: tag, gate: gate, notices: notices))
         releaseReplies(of: id)
     }
 
@@ -33,6 +36,7 @@ extension Hub {
             _ = session.pendingReplies.popFirst()
             session.inFlight -= 1
             session.send(next.reply, tag: next.tag)
+            for notice in next.notices { session.send(notice) }
             sent = true
         }
         if sent { processLines(of: session) }
@@ -124,8 +128,8 @@ extension Hub {
                 case .success(let done): done.reply
                 case .failure(let error): .error(error)
                 }
-                hub.queueReply(reply, tag: tag, to: sessionID, after: gate)
-                fanOut?.run(on: hub)
+                hub.queueReply(reply, tag: tag, to: sessionID, after: gate, deliveries: fanOut?.deliveries ?? [])
+                fanOut?.run(on: hub, noticesHeldFor: sessionID)
             }
             if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = hubs.first {
                 scheduler.loop.enqueue { scheduler.value.armNoticeTimer(at: next) }

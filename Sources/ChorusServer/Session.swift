@@ -130,4 +130,7 @@ struct PendingReply {
     let reply: Reply
     let tag: String?
     let gate: ReplyGate?
+    /// Notices the command set off for this session (a task added already overdue): sent
+    /// right after the reply, so the session hears of the task before it hears it is late.
+    let notices: [RenderedEvent]
 }
