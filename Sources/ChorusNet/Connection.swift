@@ -26,6 +26,10 @@ public final class Connection {
     public weak var delegate: ConnectionDelegate?
     /// Output bytes allowed to wait before the connection is dropped (`--sendq`).
     public var maxQueuedBytes: Int
+    /// Seconds queued output may wait with the socket taking nothing before the connection
+    /// is closed (`--send-timeout`; 0: never). A client that stops reading otherwise keeps
+    /// its queue (up to `--sendq`, or one long reply) until the idle timeout.
+    public var sendTimeout = 0.0
 
     private let channel: TLSChannel
     private unowned let loop: EventLoop
@@ -38,6 +42,10 @@ public final class Connection {
     /// so a client that does not read its replies cannot make the server queue more.
     private var outputPaused = false
     private var readingPaused: Bool { ownerPaused || outputPaused }
+    /// A stall check is scheduled: output has been waiting for the socket.
+    private var stallCheckArmed = false
+    /// While armed: when the socket last took output, or the output started waiting.
+    private var outputMovedAt: UInt64 = 0
 
     /// Makes an accepted socket a TLS connection owned by `loop` (call on that loop) and
     /// starts watching it. Nil when OpenSSL or epoll refuse; the socket is closed then.
@@ -133,6 +141,7 @@ public final class Connection {
             return
         case .waiting:
             guard withinQueueLimit() else { return }
+            watchForStall()
             updateInterest()
         case .failed(let reason):
             close(reason: reason)
@@ -169,9 +178,13 @@ public final class Connection {
 
     private func flush() {
         guard state == .open || state == .closing else { return }
-        switch channel.writeQueued() {
+        let before = channel.queuedBytes
+        let outcome = channel.writeQueued()
+        if stallCheckArmed && channel.queuedBytes < before { outputMovedAt = MonotonicTime.nanoseconds() }
+        switch outcome {
         case .finished: break
         case .waiting:
+            watchForStall()
             updateInterest()
             return
         case .failed(let reason):
@@ -191,6 +204,35 @@ public final class Connection {
             return
         }
         updateInterest()
+    }
+
+    /// Output is waiting for the socket: unless already watched, check in `sendTimeout`
+    /// seconds that the socket took something meanwhile.
+    private func watchForStall() {
+        guard sendTimeout > 0, !stallCheckArmed else { return }
+        stallCheckArmed = true
+        outputMovedAt = MonotonicTime.nanoseconds()
+        checkStall(after: sendTimeout)
+    }
+
+    private func checkStall(after seconds: Double) {
+        // The timer holds the connection until it fires, at most `sendTimeout` after it
+        // closed: a weak reference would put every later retain of it on Swift's slow path.
+        loop.schedule(after: seconds) { [self] in
+            // Epoll calls a socket writable only once half its buffer is free, so a client
+            // reading slowly may have made room that no event announced: try to use it.
+            if state == .open || state == .closing, channel.queuedBytes > 0 { flush() }
+            guard state == .open || state == .closing, channel.queuedBytes > 0 else {
+                stallCheckArmed = false
+                return
+            }
+            let waited = Double(MonotonicTime.nanoseconds() - outputMovedAt) / 1e9
+            if waited >= sendTimeout {
+                close(reason: "send timeout: the client took no output for \(Int(sendTimeout)) s")
+            } else {
+                checkStall(after: sendTimeout - waited)
+            }
+        }
     }
 
     // MARK: Input

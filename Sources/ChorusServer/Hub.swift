@@ -64,6 +64,7 @@ final class Hub: ConnectionDelegate {
             return
         }
         guard let connection = Connection.open(accepted, on: loop, maxQueuedBytes: configuration.sendQueueBytes) else { return }
+        connection.sendTimeout = configuration.sendTimeout
         let session = Session(connection: connection, maxLine: configuration.maxLine, pendingFanOut: pendingFanOut)
         connection.delegate = self
         sessions[connection.id] = session

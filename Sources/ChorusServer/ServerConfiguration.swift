@@ -13,6 +13,8 @@ public struct ServerConfiguration: Sendable {
     public var sendQueueBytes = 1_048_576
     public var handshakeTimeout = 10.0
     public var idleTimeout = 600.0
+    /// Seconds a session's queued output may wait without the socket taking a byte.
+    public var sendTimeout = 60.0
     /// Commands per second per session, and the burst above it (token bucket).
     public var rate = 20.0
     public var burst = 100.0

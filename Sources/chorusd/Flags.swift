@@ -25,6 +25,8 @@ struct Flags {
                                    (default 1048576, at least 65536)
           --handshake-timeout S    seconds to finish TLS and send a first line (default 10)
           --idle-timeout S         seconds without a line before a session is closed (default 600)
+          --send-timeout S         seconds a session's output may wait, unread, before it is
+                                   closed (default 60)
           --max-connections N      sessions in all; past it ERR 503 and close (default 10000)
           --loops N                event-loop threads sharing the sessions (default: one per core)
           --max-per-ip N           sessions from one address, 0 for no limit (default 16)
@@ -38,7 +40,7 @@ struct Flags {
 
     static let valueFlags: Set<String> = [
         "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
-        "--handshake-timeout", "--idle-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
+        "--handshake-timeout", "--idle-timeout", "--send-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
         "--max-per-ip", "--exempt", "--loops",
     ]
 
@@ -69,6 +71,7 @@ struct Flags {
             case "--sendq": configuration.sendQueueBytes = try number(flag, value, 65_536...1_073_741_824)
             case "--handshake-timeout": configuration.handshakeTimeout = Double(try number(flag, value, 1...3600))
             case "--idle-timeout": configuration.idleTimeout = Double(try number(flag, value, 1...604_800))
+            case "--send-timeout": configuration.sendTimeout = Double(try number(flag, value, 1...86_400))
             case "--scrypt-log-n": configuration.scrypt = ScryptParameters(logN: try number(flag, value, 4...20))
             case "--rate": configuration.rate = Double(try number(flag, value, 1...1_000_000))
             case "--burst": configuration.burst = Double(try number(flag, value, 1...1_000_000))

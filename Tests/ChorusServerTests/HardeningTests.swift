@@ -120,6 +120,59 @@ import Testing
         }
     }
 
+    /// A member who stops reading is closed once its output has waited --send-timeout
+    /// seconds with the socket taking nothing, though its queue is far below --sendq;
+    /// one who reads at its own pace, megabytes behind and pausing for most of the timeout
+    /// at a time, is not: each read starts the wait over. Before, the stalled one kept its
+    /// megabytes until the idle timeout (ten minutes by default).
+    @Test func aStalledReaderIsClosedAfterTheSendTimeout() throws {
+        let server = try TestServer { $0.sendQueueBytes = 64 << 20; $0.sendTimeout = 3 }
+        let sender = try server.device("sender")
+        let sleeper = try server.device("sleeper")
+        let reader = try server.device("reader")
+        let room = id(try sender.ok("ROOM CREATE Flat")["room"])
+        try sender.ok("ROOM ADD \(room) sleeper")
+        try sender.ok("ROOM ADD \(room) reader")
+        _ = try sleeper.drain()
+        _ = try reader.drain()
+        // About 8 MB of events: more than the kernel holds for a client that reads little.
+        let count = 2000
+        let text = String(repeating: "z", count: 3900)
+        var read = 0
+        func readOn(to end: Int) throws {
+            while read < end {
+                #expect(object(try reader.event(timeout: 30)["message"])["text"] as? String == "\(read) \(text)")
+                read += 1
+            }
+        }
+        for batch in stride(from: 0, to: count, by: 50) {
+            let replies = try sender.pipeline((batch..<batch + 50).map { "SAY \(room) \($0) \(text)" })
+            #expect(replies.allSatisfy { $0["type"] as? String == "ok" })
+            try readOn(to: read + 10) // a fifth of each batch: falling behind
+        }
+        Thread.sleep(forTimeInterval: 2)
+        try readOn(to: read + 200)
+        Thread.sleep(forTimeInterval: 2)
+        try readOn(to: count)
+        #expect(try reader.ok("PING still")["pong"] as? String == "still")
+
+        // The sleeper's output has waited since early on. Each check first writes what the
+        // socket has room for (the kernel keeps sending into the client's window for a
+        // while), so it goes within two or three checks: wait until it is shown offline.
+        let sleeperOnline = { () throws -> Bool in
+            let members = object(try sender.ok("ROOM SHOW \(room)")["room"])["members"] as? [JSON] ?? []
+            return members.contains { $0["name"] as? String == "sleeper" && $0["online"] as? Bool == true }
+        }
+        let deadline = Date().addingTimeInterval(30)
+        while try sleeperOnline() && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        #expect(try !sleeperOnline(), "the stalled session is still open")
+        var slept = 0
+        while let line = try sleeper.client.connection.readLine(timeout: 30) {
+            if line.hasPrefix("{\"type\":\"event\"") { slept += 1 }
+        }
+        #expect(slept < count, "the stalled session was closed before it had everything")
+    }
+
     /// Past --max-per-ip, a new connection gets ERR 503 and is closed; closing one frees a place.
     @Test func perAddressLimit() throws {
         let server = try TestServer { $0.maxPerAddress = 2; $0.exempt = [] }

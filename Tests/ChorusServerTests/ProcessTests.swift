@@ -122,6 +122,10 @@ import Testing
         #expect(tinyQueue.status == 2)
         #expect(tinyQueue.stderr.contains("--sendq must be a whole number in 65536..."))
 
+        let noSendTimeout = try Self.run(["--send-timeout", "0"], in: directory.path)
+        #expect(noSendTimeout.status == 2)
+        #expect(noSendTimeout.stderr.contains("--send-timeout must be a whole number in 1..."))
+
         let badPort = try Self.run(["--port", "seventy"], in: directory.path)
         #expect(badPort.status == 2)
         #expect(badPort.stderr.contains("--port"))
