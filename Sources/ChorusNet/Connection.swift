@@ -215,14 +215,19 @@ public final class Connection {
         checkStall(after: sendTimeout)
     }
 
+    /// Open (or closing after a flush) with output the socket has not taken yet.
+    private var outputWaiting: Bool {
+        (state == .open || state == .closing) && channel.queuedBytes > 0
+    }
+
     private func checkStall(after seconds: Double) {
         // The timer holds the connection until it fires, at most `sendTimeout` after it
         // closed: a weak reference would put every later retain of it on Swift's slow path.
         loop.schedule(after: seconds) { [self] in
             // Epoll calls a socket writable only once half its buffer is free, so a client
             // reading slowly may have made room that no event announced: try to use it.
-            if state == .open || state == .closing, channel.queuedBytes > 0 { flush() }
-            guard state == .open || state == .closing, channel.queuedBytes > 0 else {
+            if outputWaiting { flush() }
+            guard outputWaiting else {
                 stallCheckArmed = false
                 return
             }

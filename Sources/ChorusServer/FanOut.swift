@@ -34,10 +34,10 @@ struct FanOut: Sendable {
     /// Whether loops other than the issuer's have anything to do.
     var isEmpty: Bool { deliveries.isEmpty && closeUsers.isEmpty && closeToken == nil }
 
-    /// Runs on one loop, with its hub. On the issuer's loop the issuing session's notices
-    /// are `noticesHeldFor` it: they go out after its reply (`Hub.queueReply`).
-    func run(on hub: Hub, noticesHeldFor held: UInt64? = nil) {
-        let reached = hub.deliver(deliveries, except: issuer, noticesHeldFor: held)
+    /// Runs on one loop, with its hub. On the issuer's loop (`withReply`) the issuing
+    /// session's notices are left out here: they follow its reply (`Hub.queueReply`).
+    func run(on hub: Hub, withReply: Bool = false) {
+        let reached = hub.deliver(deliveries, except: issuer, noticesToo: withReply)
         if !closeUsers.isEmpty { hub.closeSessions(ofUsers: closeUsers, reason: closeReason) }
         if let closeToken { hub.closeSessions(ofToken: closeToken) }
         guard let noticeTicket, let unreached = hub.state.offlineNotices.report(noticeTicket, reached: reached),

@@ -18,7 +18,7 @@ extension Hub {
     /// Queues a household command's reply behind the session's earlier ones, with the
     /// notices among `deliveries` meant for this session's user to follow it, then sends
     /// what may go.
-    func queueReply(_ reply: Reply, tag: String?, to id: UInt64, after gate: ReplyGate?, deliveries: [Delivery] = []) {
+    func queueReply(_ reply: Reply, tag: String?, to id: UInt64, after gate: ReplyGate?, deliveries: [Delivery]) {
         guard let session = sessions[id] else { return }
         let user = session.account?.id
         let notices = deliveries.filter { $0.isNotice && user.map($0.audience.contains) == true }.map(\.event)
@@ -129,7 +129,7 @@ extension Hub {
                 case .failure(let error): .error(error)
                 }
                 hub.queueReply(reply, tag: tag, to: sessionID, after: gate, deliveries: fanOut?.deliveries ?? [])
-                fanOut?.run(on: hub, noticesHeldFor: sessionID)
+                fanOut?.run(on: hub, withReply: true)
             }
             if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = hubs.first {
                 scheduler.loop.enqueue { scheduler.value.armNoticeTimer(at: next) }

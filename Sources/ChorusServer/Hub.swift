@@ -149,12 +149,12 @@ final class Hub: ConnectionDelegate {
     /// one that caused it; they get it before this turn's writes. The bytes were rendered
     /// once per format; every recipient shares them.
     /// Returns the notices that reached someone here (see `OfflineNotices`).
-    func deliver(_ deliveries: [Delivery], except issuer: UInt64?, noticesHeldFor held: UInt64? = nil) -> [OfflineNotices.Pair] {
+    func deliver(_ deliveries: [Delivery], except issuer: UInt64?, noticesToo: Bool) -> [OfflineNotices.Pair] {
         var reached: [OfflineNotices.Pair] = []
         for delivery in deliveries {
             // A notice is nobody's reply, so even the session whose command set it off hears
-            // it, but after that reply (`held`), not as soon as this turn's writes.
-            let skipped = delivery.isNotice ? held : issuer
+            // it: after that reply, which carries it (`noticesToo`), or here on other loops.
+            let skipped = delivery.isNotice && !noticesToo ? nil : issuer
             pendingFanOut.add(delivery.event, to: recipients(of: delivery.audience), skipping: skipped)
             if delivery.isNotice {
                 reached += delivery.audience.filter { sessionsByUser[$0] != nil }.map { .init(user: $0, event: delivery.id) }
