@@ -24,7 +24,13 @@ public final class Database {
     /// Opens (creating) the file, sets the connection up and applies pending migrations.
     ///
     /// Every failure names the path, because the usual cause is a wrong or unwritable folder.
-    public init(path: String) throws {
+    public convenience init(path: String) throws {
+        try self.init(path: path, migrations: Migrations.all)
+    }
+
+    /// Opens with only `migrations` applied, so tests can make a file as an earlier
+    /// version left it.
+    init(path: String, migrations: [Migration]) throws {
         self.path = path
         var connection: OpaquePointer?
         // NOMUTEX: one thread owns a connection, so SQLite's own locking would only cost time.
@@ -38,7 +44,7 @@ public final class Database {
         handle = connection
         do {
             try configure()
-            try migrate(Migrations.all)
+            try migrate(migrations)
             try memberCache.install(on: self, handle: connection)
         } catch let error as StoreError {
             close()

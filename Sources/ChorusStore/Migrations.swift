@@ -6,7 +6,7 @@ import CSQLite
 /// Later issues append to `all`; an applied migration is never edited, because databases
 /// in the field already ran it and would never run the new text.
 public enum Migrations {
-    public static let all: [String] = [
+    public static let all: [Migration] = [
         // 1: accounts.
         """
         CREATE TABLE users (
@@ -178,6 +178,15 @@ public enum Migrations {
         CREATE INDEX events_by_user ON events(user) WHERE user IS NOT NULL;
         CREATE INDEX events_by_peer ON events(peer) WHERE peer IS NOT NULL;
         """,
+        // 8: no id is ever handed out twice. Every table whose ids clients see gets
+        // AUTOINCREMENT (the event log had it from the start; invites are keyed by a
+        // random code), its counter starting above the largest id the event log names.
+        Migration(rebuildsTables: true) { db in
+            let seen = try db.idsSeenInEventLog()
+            for table in ["users", "rooms", "tasks", "messages", "comments", "dms", "tokens"] {
+                try db.rebuildWithNeverReusedIDs(table, floor: seen[table] ?? 0)
+            }
+        },
     ]
 }
 
@@ -186,16 +195,26 @@ extension Database {
     /// its version bump, so a failure leaves the schema at the last good version.
     /// Returns how many were applied.
     @discardableResult
-    func migrate(_ migrations: [String]) throws -> Int {
+    func migrate(_ migrations: [Migration]) throws -> Int {
         let current = try schemaVersion
         guard current <= migrations.count else {
             // Running old code on a newer file could silently misread it.
             throw StoreError(code: SQLITE_ERROR, message: "schema version \(current) is newer than this program knows (\(migrations.count))")
         }
         for index in current..<migrations.count {
+            let migration = migrations[index]
             do {
+                // The pragma is a no-op inside a transaction, so it is set around it.
+                if migration.rebuildsTables { try execute("PRAGMA foreign_keys=OFF") }
+                defer { if migration.rebuildsTables { try? execute("PRAGMA foreign_keys=ON") } }
                 try transaction {
-                    try execute(migrations[index])
+                    try migration.apply(self)
+                    if migration.rebuildsTables {
+                        let broken = try foreignKeyViolations()
+                        guard broken.isEmpty else {
+                            throw StoreError(code: SQLITE_CONSTRAINT, message: "foreign keys broken: \(broken.prefix(5).joined(separator: ", "))")
+                        }
+                    }
                     try execute("PRAGMA user_version = \(index + 1)")
                 }
             } catch let error as StoreError {

@@ -1,0 +1,82 @@
+import ChorusCore
+import Foundation
+import Testing
+@testable import ChorusStore
+
+/// Ids are never handed out twice (migration 8), on new files and on files made by
+/// versions that let SQLite reuse the largest id.
+@Suite struct NeverReusedIDsTests {
+    let created = "2026-11-30T00:00:00Z"
+
+    /// On a new file, deleting the newest room, task, message, comment and token and then
+    /// making another gives each a new number.
+    @Test func deletingTheNewestDoesNotFreeItsID() throws {
+        let directory = try TempDirectory()
+        let db = try Database(path: directory.path())
+        let alice = try db.createAccount(name: "alice", passwordHash: "x", created: created).id
+        let first = try db.createRoom(name: "Flat 2B", ownerID: alice, created: created)
+        try db.deleteRoom(first)
+        let second = try db.createRoom(name: "Stranger's flat", ownerID: alice, created: created)
+        #expect(second > first)
+
+        let task = try db.insertTask(TaskDraft(room: second, owner: nil, title: "Bins", creator: alice, created: created))
+        try db.deleteTask(id: task)
+        #expect(try db.insertTask(TaskDraft(room: second, owner: nil, title: "Dishes", creator: alice, created: created)) > task)
+
+        let token = try db.createToken(user: alice, label: "bot", digest: "d1", created: created).id
+        _ = try db.revokeToken(user: alice, label: "bot")
+        #expect(try db.createToken(user: alice, label: "bot", digest: "d2", created: created).id > token)
+
+        for table in ["users", "rooms", "tasks", "messages", "comments", "dms", "tokens", "events"] {
+            let definition = try db.prepare("SELECT sql FROM sqlite_master WHERE name = ?1").row(.text(table)) { $0.text(0) }
+            #expect(definition?.contains("AUTOINCREMENT") == true, "\(table)")
+        }
+    }
+
+    /// A file made by schema 7 keeps its rows, indexes and foreign keys through the
+    /// rebuild, and ids deleted before it (known only from the event log) stay used.
+    @Test func upgradingAnOldFileKeepsDataAndRetiresDeletedIDs() throws {
+        let directory = try TempDirectory()
+        let path = directory.path()
+        do {
+            let old = try Database(path: path, migrations: Array(Migrations.all.prefix(7)))
+            let alice = try old.createAccount(name: "alice", passwordHash: "h", created: created).id
+            let kept = try old.createRoom(name: "Kept", ownerID: alice, created: created)
+            let gone = try old.createRoom(name: "Gone", ownerID: alice, created: created)
+            let task = try old.insertTask(TaskDraft(room: kept, owner: nil, title: "Bins", creator: alice, created: created))
+            let doomed = try old.insertTask(TaskDraft(room: gone, owner: nil, title: "Lost", creator: alice, created: created))
+            _ = try old.insertMessage(room: kept, sender: alice, text: "hi", at: created)
+            _ = try old.insertComment(task: task, sender: alice, text: "soon", at: created)
+            _ = try old.appendEvent(room: gone, user: nil, name: "task.added", by: "alice", at: created,
+                                    payload: #"{"room":\#(gone),"task":{"id":\#(doomed)}}"#, text: "added")
+            _ = try old.appendEvent(room: gone, user: nil, name: "room.deleted", by: "alice", at: created,
+                                    payload: #"{"room":\#(gone)}"#, text: "deleted")
+            try old.deleteRoom(gone)
+            #expect(try old.schemaVersion == 7)
+            // Schema 7 reuses: the deleted room's number comes back.
+            let reused = try old.createRoom(name: "Reused", ownerID: alice, created: created)
+            #expect(reused == gone)
+            try old.deleteRoom(reused)
+        }
+
+        let db = try Database(path: path)
+        #expect(try db.schemaVersion == Migrations.all.count)
+        #expect(try db.account(named: "alice")?.passwordHash == "h")
+        #expect(try db.strings("SELECT name FROM rooms") == ["Kept"])
+        #expect(try db.strings("SELECT title FROM tasks") == ["Bins"])
+        #expect(try db.strings("SELECT text FROM messages") == ["hi"])
+        #expect(try db.strings("SELECT text FROM comments") == ["soon"])
+        #expect(try db.strings("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks' ORDER BY name")
+            == ["tasks_behind_pending", "tasks_by_assignee", "tasks_by_creator", "tasks_by_done_by", "tasks_by_owner",
+                "tasks_by_parent", "tasks_by_room", "tasks_due_pending", "tasks_remind_pending"])
+        #expect(try db.foreignKeyViolations().isEmpty)
+        #expect(try db.prepare("PRAGMA foreign_keys").row { $0.int(0) } == 1)
+
+        let alice = try #require(try db.account(named: "alice")).id
+        #expect(try db.createRoom(name: "Next", ownerID: alice, created: created) == 3)
+        #expect(try db.insertTask(TaskDraft(room: 1, owner: nil, title: "Next", creator: alice, created: created)) == 3)
+        // Foreign keys still act after the rebuild: deleting a room takes its tasks along.
+        try db.deleteRoom(1)
+        #expect(try db.strings("SELECT title FROM tasks").isEmpty)
+    }
+}
