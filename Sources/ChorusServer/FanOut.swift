@@ -54,18 +54,30 @@ struct FanOut: Sendable {
     /// issuer's reply waits for: it opens once every other loop has written the events,
     /// so whoever gets "OK" can count on the others having been sent the event already,
     /// as when everything ran on one loop.
+    ///
+    /// `whenWritten`, for a job with no issuer (the scheduler's), runs once every loop has
+    /// written what this sent it, or at once when nothing was sent.
     @discardableResult
-    func send(to hubs: [LoopBound<Hub>], replyingFrom issuerHub: LoopBound<Hub>?) -> ReplyGate? {
-        guard !isEmpty else { return nil }
-        let others = hubs.filter { $0.loop !== issuerHub?.loop }
-        guard !others.isEmpty else { return nil }
+    func send(to hubs: [LoopBound<Hub>], replyingFrom issuerHub: LoopBound<Hub>?,
+              whenWritten: (@Sendable () -> Void)? = nil) -> ReplyGate? {
+        let others = isEmpty ? [] : hubs.filter { $0.loop !== issuerHub?.loop }
+        guard !others.isEmpty else {
+            whenWritten?()
+            return nil
+        }
         let gate = issuerHub.flatMap { hub in issuer.map { ReplyGate(waitingFor: others.count, issuer: hub, session: $0) } }
+        let written = whenWritten.map { Countdown(others.count, then: $0) }
         for hub in others {
             hub.loop.enqueue {
                 let local = hub.value
                 run(on: local)
                 // End-of-turn work runs after the turn's flushes: the events are written.
-                if let gate { local.loop.atEndOfTurn { gate.arrive() } }
+                if gate != nil || written != nil {
+                    local.loop.atEndOfTurn {
+                        gate?.arrive()
+                        written?.arrive()
+                    }
+                }
             }
         }
         return gate
@@ -74,22 +86,32 @@ struct FanOut: Sendable {
 
 /// Holds a household command's reply until the other loops have written its events.
 final class ReplyGate: Sendable {
-    private let remaining: Atomic<Int>
-    private let issuer: LoopBound<Hub>
-    private let session: UInt64
+    private let countdown: Countdown
 
     init(waitingFor loops: Int, issuer: LoopBound<Hub>, session: UInt64) {
-        remaining = Atomic(loops)
-        self.issuer = issuer
-        self.session = session
+        // The last loop wakes the issuer's loop to send what may go.
+        countdown = Countdown(loops) { issuer.loop.execute { issuer.value.releaseReplies(of: session) } }
     }
 
-    var isOpen: Bool { remaining.load(ordering: .acquiring) == 0 }
+    var isOpen: Bool { countdown.isDone }
 
-    /// One loop is done; the last one wakes the issuer's loop to send what may go.
+    func arrive() { countdown.arrive() }
+}
+
+/// Runs its action once, when the last of `count` threads has arrived.
+final class Countdown: Sendable {
+    private let remaining: Atomic<Int>
+    private let action: @Sendable () -> Void
+
+    init(_ count: Int, then action: @escaping @Sendable () -> Void) {
+        remaining = Atomic(count)
+        self.action = action
+    }
+
+    var isDone: Bool { remaining.load(ordering: .acquiring) == 0 }
+
     func arrive() {
         guard remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
-        let (issuer, session) = (self.issuer, self.session)
-        issuer.loop.execute { issuer.value.releaseReplies(of: session) }
+        action()
     }
 }

@@ -24,8 +24,9 @@ extension Hub {
     }
 
     /// Sends every notice owed now and re-arms the timer. Also run at start, so what came
-    /// due while the server was down goes out at once.
-    func checkNotices() {
+    /// due while the server was down goes out at once. `done` runs once the check has
+    /// committed and every loop has written the notices it sent (also when it failed).
+    func checkNotices(then done: (@Sendable () -> Void)? = nil) {
         let hub = bound
         let clock = self.clock
         let state = self.state
@@ -34,15 +35,17 @@ extension Hub {
             try context.fireDueNotices()
             return CommandResult(reply: .ok(), deliveries: context.deliveries, nextNotice: .some(try context.nextNoticeTime()))
         }) { result in
-            if case .success(let done) = result {
+            if case .success(let fired) = result {
                 let hubs = state.hubs
-                FanOut(done, issuer: nil, state: state, loops: hubs.count).send(to: hubs, replyingFrom: nil)
+                FanOut(fired, issuer: nil, state: state, loops: hubs.count).send(to: hubs, replyingFrom: nil, whenWritten: done)
+            } else {
+                done?()
             }
             hub.loop.enqueue {
                 let hub = hub.value
                 switch result {
-                case .success(let done):
-                    if case .some(let next) = done.nextNotice { hub.armNoticeTimer(at: next) }
+                case .success(let fired):
+                    if case .some(let next) = fired.nextNotice { hub.armNoticeTimer(at: next) }
                 case .failure(let error):
                     Log.info("scheduler: \(error); trying again in a minute")
                     hub.armNoticeTimer(at: clock.now().addingTimeInterval(60))

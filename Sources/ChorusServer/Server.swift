@@ -157,9 +157,11 @@ public final class Server: Sendable {
     }
 
     /// Sends the notices owed at the clock's present time. The scheduler's timer does this
-    /// by itself; tests that move a manual clock call it to skip the wait.
-    public func checkNotices() {
-        first.loop.execute { [first] in first.value.checkNotices() }
+    /// by itself; tests that move a manual clock call it to skip the wait, and wait for
+    /// `done`: once it runs, every notice the check fired has been written to its sessions,
+    /// so a session that then hears nothing really was sent nothing.
+    public func checkNotices(then done: (@Sendable () -> Void)? = nil) {
+        first.loop.execute { [first] in first.value.checkNotices(then: done) }
     }
 
     /// Stops accepting, says `bye`, lets commands in flight answer, closes every session

@@ -28,10 +28,13 @@ import Testing
         return (server, clock, alice, bob, carol, room)
     }
 
-    /// Waits for the scheduler after moving the clock.
+    /// Moves the clock and waits until the scheduler's check has written what it fired,
+    /// so "nothing came" after a tick means the server sent nothing.
     private func tick(_ server: TestServer, _ clock: ManualClock, hours: Double) {
         clock.advance(by: hours * 3600)
-        server.server?.checkNotices()
+        let checked = DispatchSemaphore(value: 0)
+        server.server?.checkNotices { checked.signal() }
+        #expect(checked.wait(timeout: .now() + 10) == .success, "the notice check did not finish")
     }
 
     /// An open task passing its due time tells every member once; a done one never.
