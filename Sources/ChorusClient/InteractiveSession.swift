@@ -12,7 +12,8 @@ import Glibc
 /// `--json` or after `MODE json`), so replies are printed exactly as the server wrote them.
 /// Bookkeeping requests (login, the newest-id search, cursor syncs, replays, keep-alive
 /// pings) are tagged `@chorus.NAME` and never printed. One thread: `poll` waits on
-/// standard input, the server socket and a signalfd.
+/// standard input, the server socket and the pipe the signal handler writes to
+/// (`clinux_shutdown_signal_pipe`).
 public final class InteractiveSession {
     /// Tags of the client's own requests start with this; replies carrying it are not shown.
     static let ownTagPrefix = "chorus."

@@ -11,7 +11,7 @@ import Synchronization
 public final class EventLoop: @unchecked Sendable {
     // Safety of @unchecked Sendable: `handlers`, `timers`, `timerActions`, `endOfTurn`,
     // and `running` are read and written only on the loop thread (checked with
-    // `assertOnLoop`); the only state other threads touch is `inbox`, behind a Mutex, and
+    // `assertOnLoop`); the only state other threads touch is `inbox`, behind a `Locked`, and
     // the immutable file descriptors.
     public typealias Handler = (_ events: UInt32) -> Void
 

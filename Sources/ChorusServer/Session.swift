@@ -5,9 +5,11 @@ import ChorusStore
 /// One client on one connection: its line framer, output mode and login. Owned by the
 /// loop thread.
 ///
-/// A session runs one command at a time: while a command waits for a password hash or
-/// the database, the session stops reading, so replies come back in request order and a
-/// client that pipelines a thousand lines gets them answered one by one.
+/// Replies come back in request order. A command that changes the session (a login)
+/// runs alone: the session stops reading until it is answered (`busy`). Household
+/// commands overlap, up to `maxInFlight` on the database at once, and their replies
+/// queue in commit order (`pendingReplies`); a line that would overtake them waits in
+/// `held` with reading paused.
 final class Session {
     let connection: Connection
     var framer: LineFramer
