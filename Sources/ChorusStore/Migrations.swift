@@ -178,6 +178,15 @@ public enum Migrations {
         CREATE INDEX events_by_user ON events(user) WHERE user IS NOT NULL;
         CREATE INDEX events_by_peer ON events(peer) WHERE peer IS NOT NULL;
         """,
+        // 8 (repeating tasks, issue 14): the occurrence a finished task made, so finishing
+        // it again after a reopen makes no second one for the same period (deleting that
+        // occurrence clears the link; the index keeps the delete from scanning), and the
+        // day of the month a monthly series keeps after a short month.
+        """
+        ALTER TABLE tasks ADD COLUMN next_task INTEGER REFERENCES tasks(id) ON DELETE SET NULL;
+        ALTER TABLE tasks ADD COLUMN repeat_day INTEGER CHECK (repeat_day BETWEEN 1 AND 31);
+        CREATE INDEX tasks_by_next ON tasks(next_task);
+        """,
     ]
 }
 
