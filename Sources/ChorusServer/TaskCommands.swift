@@ -251,7 +251,12 @@ extension CommandContext {
         }
         let names = task.rotate?.split(separator: ",").map(String.init) ?? []
         let assignee = try Rotation.nextAssignee(in: names, previous: task.assignee) { name in
-            (try? member(named: name, for: task)) != nil
+            do {
+                _ = try member(named: name, for: task)
+                return true
+            } catch let error as ChorusError where error.code == 404 || error.code == 403 {
+                return false  // left the room, or no longer an account
+            }
         }
         next.assign(to: try assignee.map { name in
             let account = try member(named: name, for: task)
