@@ -18,6 +18,7 @@ import socket
 import ssl
 import sys
 import time
+import unicodedata
 
 
 class Session:
@@ -32,6 +33,9 @@ class Session:
         self.pending_events = []
 
     def send(self, line):
+        # Whatever went into it, one request line: never a second one.
+        if any(c in line for c in "\r\n\x85\u2028\u2029"):
+            raise ValueError("refusing to send a request line with a line break in it")
         self.file.write((line + "\r\n").encode("utf-8"))
         self.file.flush()
 
@@ -83,19 +87,26 @@ def save_last_id(path, event_id):
     os.replace(temporary, path)
 
 
-def quote(text):
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def one_line(value, limit=200):
+    """Server text made safe to put in a request line: a line break or other control
+    character in it (a title stored by an older server, say) would end the line and start
+    a request of its own, so each becomes a space. Also cut to `limit` characters."""
+    text = "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in str(value))
+    return text[:limit].strip()
 
 
 def handle(session, event, me):
     """Thanks the finisher of a room chore (not itself, not personal tasks)."""
-    if event.get("event") != "task.done" or event.get("room") is None:
+    room = event.get("room")
+    # bool is an int in Python; a room is a plain number or nothing.
+    if event.get("event") != "task.done" or type(room) is not int:
         return
-    who = event.get("by")
+    who = one_line(event.get("by") or "")
     if not who or who == me:
         return
-    title = event.get("task", {}).get("title", "a chore")
-    reply = session.call(f"SAY {event['room']} Thanks {who} for finishing {title}!")
+    task = event.get("task") if isinstance(event.get("task"), dict) else {}
+    title = one_line(task.get("title") or "a chore") or "a chore"
+    reply = session.call(f"SAY {room} Thanks {who} for finishing {title}!")
     if reply.get("type") != "ok":
         print(f"thank_bot: could not say thanks: {reply.get('message')}", file=sys.stderr)
 
@@ -121,8 +132,9 @@ def run(args, token):
                 page = session.call(f"SYNC {last_id} 200")
                 for event in page.get("events", []):
                     handle(session, event, me)
-                    last_id = max(last_id, event["id"])
-                    save_last_id(args.state, last_id)
+                    if type(event.get("id")) is int:
+                        last_id = max(last_id, event["id"])
+                        save_last_id(args.state, last_id)
                 if not page.get("more"):
                     break
             print("thank_bot: listening", flush=True)
@@ -131,7 +143,7 @@ def run(args, token):
                 if event.get("event") == "bye":
                     raise ConnectionError(event.get("reason", "bye"))
                 handle(session, event, me)
-                if event.get("id"):
+                if type(event.get("id")) is int:
                     last_id = max(last_id, event["id"])
                     save_last_id(args.state, last_id)
         except (OSError, ConnectionError, ValueError) as error:

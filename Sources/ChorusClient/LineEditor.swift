@@ -1,3 +1,5 @@
+import ChorusProtocol
+
 /// The small line editor of an interactive session: printable input, backspace and delete,
 /// left/right, Home/End (Ctrl-A/Ctrl-E), up/down through the lines typed so far (kept in
 /// memory only), Enter sends, Ctrl-C clears, Ctrl-D on an empty line quits.

@@ -93,12 +93,18 @@ public struct TaskRecord: Sendable, Equatable {
     public private(set) var doneByID: Int64?
     /// Progress from subtasks weighted by points, when the task has subtasks.
     public var computedProgress: Int?
+    /// The occurrence finishing this one made (a repeating task makes one per period,
+    /// however often it is reopened and finished); nil once that task is deleted.
+    public var nextOccurrence: Int64?
+    /// The day of the month a monthly series keeps when this occurrence had to fall
+    /// earlier (31 Jan, then 28 Feb with 31 here); nil means its due's own day.
+    public var repeatDay: Int?
 
     public init(id: Int64, room: Int64?, roomName: String?, ownerID: Int64?, title: String, notes: String?, done: Bool,
                 progress: Int, assignee: String?, assigneeID: Int64? = nil, creator: String, creatorID: Int64, due: String?,
                 start: String?, estimate: Double?, points: Int, parent: Int64?, repeatRule: String?, rotate: String?,
                 remind: String?, created: String, doneAt: String?, doneBy: String?, doneByID: Int64? = nil,
-                computedProgress: Int? = nil) {
+                computedProgress: Int? = nil, nextOccurrence: Int64? = nil, repeatDay: Int? = nil) {
         self.id = id
         self.room = room
         self.roomName = roomName
@@ -124,6 +130,8 @@ public struct TaskRecord: Sendable, Equatable {
         self.doneBy = doneBy
         self.doneByID = doneByID
         self.computedProgress = computedProgress
+        self.nextOccurrence = nextOccurrence
+        self.repeatDay = repeatDay
     }
 
     public var effectiveProgress: Int { done ? 100 : (computedProgress ?? progress) }

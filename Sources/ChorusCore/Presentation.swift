@@ -150,7 +150,7 @@ public struct Presentation: Sendable {
 
     /// One task as a listing line: `  #12  Take out trash   Flat 2B  [####------]  40%  due ...`.
     public func taskLine(_ task: TaskRecord, titleWidth: Int = 24, roomWidth: Int = 12) -> String {
-        let id = "#\(task.id)".padding(toLength: 6, withPad: " ", startingAt: 0)
+        let id = "#\(task.id)".padded(toColumns: 6)
         let title = fit(task.title, titleWidth)
         let room = fit(task.roomName ?? "(personal)", roomWidth)
         var line = "  \(id)\(title)  \(room)  \(Self.bar(task.effectiveProgress))"
@@ -161,7 +161,7 @@ public struct Presentation: Sendable {
     }
 
     public func roomLine(_ room: RoomRecord) -> String {
-        let id = "#\(room.id)".padding(toLength: 6, withPad: " ", startingAt: 0)
+        let id = "#\(room.id)".padded(toColumns: 6)
         return "  \(id)\(fit(room.name, 24))  \(Self.bar(room.progress))  \(room.open) open  \(room.role.rawValue)"
     }
 
@@ -190,10 +190,10 @@ public struct Presentation: Sendable {
         return "\(days[(parts.weekday ?? 1) - 1]) \(parts.day ?? 0) \(months[(parts.month ?? 1) - 1])"
     }
 
-    /// Pads or cuts to exactly `width` characters so columns line up.
+    /// Pads or cuts to exactly `width` terminal columns so columns line up, also for
+    /// wide characters and emoji, never cutting one in half.
     func fit(_ text: String, _ width: Int) -> String {
-        if text.count > width { return String(text.prefix(width - 1)) + "…" }
-        return text.padding(toLength: width, withPad: " ", startingAt: 0)
+        text.fitted(toColumns: width)
     }
 }
 

@@ -104,8 +104,78 @@ public struct When: Sendable, Equatable {
         civilDate(text).map { dayNumber(year: $0.year, month: $0.month, day: $0.day) }
     }
 
+    /// A date of the proleptic Gregorian calendar, without a time zone.
+    public struct CivilDate: Sendable, Equatable {
+        public let year: Int
+        public let month: Int
+        public let day: Int
+
+        public init(year: Int, month: Int, day: Int) {
+            self.year = year
+            self.month = month
+            self.day = day
+        }
+
+        /// `YYYY-MM-DD`.
+        public var text: String {
+            func digits(_ value: Int, _ count: Int) -> String {
+                let plain = String(value)
+                return String(repeating: "0", count: max(0, count - plain.count)) + plain
+            }
+            return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))"
+        }
+    }
+
+    /// The date `dayNumber(year:month:day:)` numbered (its inverse, by the same eras).
+    public static func civilDate(dayNumber: Int) -> CivilDate {
+        let shifted = dayNumber + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return CivilDate(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)
+    }
+
+    /// How many days `month` of `year` has.
+    public static func daysIn(year: Int, month: Int) -> Int {
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+    }
+
+    /// A date alone.
+    init(civil date: CivilDate) {
+        self.init(stored: date.text, dateOnly: true)
+    }
+
+    /// The local date this value falls on and, for a time, its local time of day.
+    func localParts(calendar: Calendar) -> (date: CivilDate, hour: Int, minute: Int, second: Int)? {
+        if dateOnly { return When.civilDate(stored).map { ($0, 0, 0, 0) } }
+        guard let moment = When.utcInstant(stored) else { return nil }
+        var gregorian = calendar
+        if gregorian.identifier != .gregorian {
+            gregorian = Calendar(identifier: .gregorian)
+            gregorian.timeZone = calendar.timeZone
+        }
+        let parts = gregorian.dateComponents([.year, .month, .day, .hour, .minute, .second], from: moment)
+        return (CivilDate(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1),
+                parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+    }
+
+    /// The same value `days` calendar days later: a date stays a date, a time keeps its
+    /// local time of day (what a start or a reminder does when its task's due moves).
+    public func shifted(byDays days: Int, calendar: Calendar = .current) -> When {
+        if dateOnly, let number = When.dayNumber(date: stored) {
+            return When(stored: When.civilDate(dayNumber: number + days).text, dateOnly: true)
+        }
+        guard let moment = When.utcInstant(stored), let later = calendar.date(byAdding: .day, value: days, to: moment) else { return self }
+        return When(stored: Timestamp.rfc3339(later), dateOnly: false)
+    }
+
     /// `YYYY-MM-DD` read, only if it is a real date from 1970 to 9999.
-    static func civilDate(_ text: String) -> (year: Int, month: Int, day: Int)? {
+    static func civilDate(_ text: String) -> CivilDate? {
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
         func digits(_ range: Range<Int>) -> Int? {
@@ -117,11 +187,9 @@ public struct When: Sendable, Equatable {
             return value
         }
         guard let year = digits(0..<4), let month = digits(5..<7), let day = digits(8..<10),
-              (1970...9999).contains(year), (1...12).contains(month), day >= 1 else { return nil }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard day <= lengths[month - 1] else { return nil }
-        return (year, month, day)
+              (1970...9999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(year: year, month: month)
+        else { return nil }
+        return CivilDate(year: year, month: month, day: day)
     }
 
     /// The day number of the local date `date` falls on in the calendar's time zone.

@@ -3,9 +3,9 @@ extension CommandTable {
     /// An unknown topic is a 404 so a typo is not mistaken for a command without help.
     public static func help(topic: String?) throws(ChorusError) -> [String] {
         let rows = try specs(forHelpTopic: topic)
-        let width = min(rows.map(\.usage.count).max() ?? 0, 44)
+        let width = min(rows.map(\.usage.terminalColumns).max() ?? 0, 44)
         return rows.map { spec in
-            let usage = spec.usage.padding(toLength: max(width, spec.usage.count), withPad: " ", startingAt: 0)
+            let usage = spec.usage.padded(toColumns: width)
             let login = spec.needsLogin ? "" : "  (no login needed)"
             return "  \(usage)  \(spec.summary)\(login)"
         }

@@ -19,7 +19,7 @@ extension CommandContext {
         let body = accounts.map { entry in
             let flags = [entry.account.admin ? "admin" : nil, entry.account.disabled ? "DISABLED" : nil,
                          online.contains(entry.account.id) ? "online" : nil].compactMap { $0 }.joined(separator: " ")
-            return "  \(entry.account.name.padding(toLength: 24, withPad: " ", startingAt: 0))  \(entry.rooms) rooms  since \(entry.account.created)  \(flags)"
+            return "  \(entry.account.name.padded(toColumns: 24))  \(entry.rooms) rooms  since \(entry.account.created)  \(flags)"
         }
         let shapes = accounts.map { entry in
             JSONValue.object([("name", .string(entry.account.name)), ("admin", .bool(entry.account.admin)),

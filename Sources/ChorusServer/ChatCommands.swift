@@ -55,6 +55,6 @@ extension CommandContext {
     }
 
     static func checkText(_ text: String) throws {
-        guard text.count <= maxText else { throw ChorusError.badValue("a message is at most \(maxText) characters") }
+        try FieldText.multiLine(text, "a message", maxCharacters: maxText)
     }
 }

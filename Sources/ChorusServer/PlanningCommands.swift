@@ -83,13 +83,13 @@ extension CommandContext {
                  ("week", .object([("done", .int(member.doneWeek)), ("points", .int(member.pointsWeek))]))])
     }
 
-    /// A name column then right-aligned numbers.
+    /// A name column then right-aligned numbers, in terminal columns.
     static func columns(_ cells: [String]) -> String {
         let widths = [16, 5, 4, 5, 8, 7, 4]
         return cells.enumerated().map { index, cell in
             let width = widths[min(index, widths.count - 1)]
-            if index == 0 { return cell.count >= width ? String(cell.prefix(width - 1)) + " " : cell.padding(toLength: width, withPad: " ", startingAt: 0) }
-            return String(repeating: " ", count: max(0, width - cell.count)) + cell
+            if index == 0 { return cell.fitted(toColumns: width - 1) + " " }
+            return String(repeating: " ", count: max(0, width - cell.terminalColumns)) + cell
         }.joined()
     }
 }

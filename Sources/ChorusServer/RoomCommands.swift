@@ -32,7 +32,7 @@ extension CommandContext {
         let body = ["  \(room.name) (#\(room.id))  \(Presentation.bar(room.progress))  \(room.open) open"]
             + members.map { member in
                 let online = self.online.contains(member.userID) ? "online" : ""
-                return "    \(member.name.padding(toLength: 20, withPad: " ", startingAt: 0))  \(member.role.rawValue.padding(toLength: 6, withPad: " ", startingAt: 0))  \(online)"
+                return "    \(member.name.padded(toColumns: 20))  \(member.role.rawValue.padded(toColumns: 6))  \(online)"
             }
         let shape = present.room(room, members: members.map { ($0, online.contains($0.userID)) })
         return result(.ok("\(members.count) member\(members.count == 1 ? "" : "s")", body: body, [("room", shape)]))
@@ -222,11 +222,7 @@ extension CommandContext {
     }
 
     static func roomName(_ raw: String) throws -> String {
-        let name = raw.trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty, name.count <= maxRoomName else {
-            throw ChorusError.badValue("a room name is 1-\(maxRoomName) characters")
-        }
-        return name
+        try FieldText.oneLine(raw, "a room name", maxCharacters: maxRoomName)
     }
 }
 

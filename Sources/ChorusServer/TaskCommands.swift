@@ -96,8 +96,11 @@ extension CommandContext {
         var (task, _) = try task(id)
         guard !task.done else { throw ChorusError.conflict("#\(id) is already done") }
         task.finish(by: (caller.id, caller.name), at: timestamp)
+        // Finished before and reopened: the period's next occurrence exists already.
+        let made = try task.nextOccurrence.flatMap { try db.task(id: $0) }
+        let next = made == nil ? try nextOccurrence(of: task) : nil
+        if let next { task.nextOccurrence = next.id }
         let saved = try save(task)
-        let next = try nextOccurrence(of: saved)
         let roomText = try roomProgressText(saved)
         try emitTask("task.done", saved, text: "\(caller.name) finished #\(id) \(saved.title)\(roomText)")
         var fields: [(String, JSONValue)] = [("task", present.task(saved))]
@@ -107,6 +110,8 @@ extension CommandContext {
             try emitTask("task.added", next, text: "next time: #\(next.id) \(next.title)\(whose), \(present.dueText(next))\(place(next))")
             fields.append(("next", present.task(next)))
             summary += " · next: #\(next.id)\(whose), \(present.dueText(next))"
+        } else if let made {
+            summary += " · next: #\(made.id) made before"
         }
         return result(.ok(summary, fields))
     }
@@ -162,12 +167,15 @@ extension CommandContext {
             switch key {
             case "title": task.title = try Self.title(value)
             case "notes":
-                guard value.count <= Self.maxNotes else { throw ChorusError.badValue("notes are at most \(Self.maxNotes) characters") }
+                try FieldText.multiLine(value, "notes", maxCharacters: Self.maxNotes)
                 task.notes = clear ? nil : value
             case "assign":
                 let account = clear || value == "-" ? nil : try member(named: value, for: task)
                 task.assign(to: account.map { ($0.id, $0.name) })
-            case "due": task.due = clear ? nil : try When.parse(value, now: now).stored
+            case "due":
+                task.due = clear ? nil : try When.parse(value, now: now).stored
+                // A due set by hand starts the monthly series on its own day.
+                task.repeatDay = nil
             case "start": task.start = clear ? nil : try When.parse(value, now: now).stored
             case "estimate":
                 guard clear || (Double(value).map { $0 >= 0 && $0 <= 3650 } ?? false) else {
@@ -181,7 +189,9 @@ extension CommandContext {
                 task.points = clear ? 1 : Int(value) ?? 1
             case "parent": task.parent = clear ? nil : try parent(value, for: task, adding: adding)
             case "remind": task.remind = clear ? nil : try When.parse(value, now: now).stored
-            case "repeat": task.repeatRule = clear ? nil : try RepeatRule(parsing: value).stored
+            case "repeat":
+                task.repeatRule = clear ? nil : try RepeatRule(parsing: value).stored
+                task.repeatDay = nil
             case "rotate": task.rotate = clear ? nil : try rotation(value, for: task)
             default: throw ChorusError.syntax("unknown option \(key)")
             }
@@ -219,40 +229,39 @@ extension CommandContext {
         return names.joined(separator: ",")
     }
 
-    /// Finishing a repeating task creates the next occurrence, due one period after the
-    /// previous due (not after today), for the next person in the rotation.
+    /// Finishing a repeating task creates the next occurrence (`RepeatRule.next`): the
+    /// series' first date after today, start and reminder moved by as many days, for the
+    /// next turn of the rotation (`Rotation`).
     private func nextOccurrence(of task: TaskRecord) throws -> TaskRecord? {
         guard let raw = task.repeatRule, let rule = try? RepeatRule(parsing: raw) else { return nil }
-        let previousDue = task.due.flatMap(When.init(stored:))
-        let due = rule.next(after: previousDue, now: now)
+        let occurrence = rule.next(after: task.due.flatMap(When.init(stored:)), anchorDay: task.repeatDay, now: now)
         var draft = TaskDraft(room: task.room, owner: task.ownerID, title: task.title, creator: task.creatorID, created: timestamp)
         draft.notes = task.notes
         draft.points = task.points
         draft.estimate = task.estimate
         draft.parent = task.parent
         var next = try reload(try db.insertTask(draft))
-        next.due = due.stored
+        next.due = occurrence.due.stored
         next.repeatRule = task.repeatRule
         next.rotate = task.rotate
-        // A reminder keeps its distance from the due date.
-        if let remind = task.remind.flatMap(When.init(stored:))?.instant(dateOnlyAt: 9, 0),
-           let oldDue = previousDue?.dueInstant(), let newDue = due.dueInstant() {
-            next.remind = Timestamp.rfc3339(remind.addingTimeInterval(newDue.timeIntervalSince(oldDue)))
+        next.repeatDay = occurrence.anchorDay
+        if let days = occurrence.daysMoved {
+            next.start = task.start.flatMap(When.init(stored:))?.shifted(byDays: days).stored
+            next.remind = task.remind.flatMap(When.init(stored:))?.shifted(byDays: days).stored
         }
-        next.assign(to: task.assigneeID.map { ($0, task.assignee ?? "") })
-        if let rotate = task.rotate {
-            let names = rotate.split(separator: ",").map(String.init)
-            var current = names.contains(task.assignee ?? "") ? task.assignee : task.doneBy
-            // Whoever has left the room since is passed over.
-            for _ in names {
-                guard let name = RepeatRule.nextInRotation(names, after: current) else { break }
-                if let account = try? member(named: name, for: task) {
-                    next.assign(to: (account.id, account.name))
-                    break
-                }
-                current = name
+        let names = task.rotate?.split(separator: ",").map(String.init) ?? []
+        let assignee = try Rotation.nextAssignee(in: names, previous: task.assignee) { name in
+            do {
+                _ = try member(named: name, for: task)
+                return true
+            } catch let error as ChorusError where error.code == 404 || error.code == 403 {
+                return false  // left the room, or no longer an account
             }
         }
+        next.assign(to: try assignee.map { name in
+            let account = try member(named: name, for: task)
+            return (account.id, account.name)
+        })
         return try save(next)
     }
 
@@ -291,8 +300,6 @@ extension CommandContext {
     }
 
     static func title(_ raw: String) throws -> String {
-        let title = raw.trimmingCharacters(in: .whitespaces)
-        guard !title.isEmpty, title.count <= maxTitle else { throw ChorusError.badValue("a title is 1-\(maxTitle) characters") }
-        return title
+        try FieldText.oneLine(raw, "a title", maxCharacters: maxTitle)
     }
 }

@@ -19,7 +19,7 @@ extension CommandContext {
     /// TOKEN LIST
     func tokenList() throws -> CommandResult {
         let tokens = try db.tokens(ofUser: caller.id)
-        let body = tokens.map { "  \($0.label.padding(toLength: 24, withPad: " ", startingAt: 0))  created \($0.created)  last used \($0.lastUsed ?? "never")" }
+        let body = tokens.map { "  \($0.label.padded(toColumns: 24))  created \($0.created)  last used \($0.lastUsed ?? "never")" }
         let shapes = tokens.map { token in
             JSONValue.object([("label", .string(token.label)), ("created", .string(token.created)), ("last_used", .string(token.lastUsed))])
         }

@@ -51,7 +51,7 @@ enum TaskSQL {
     static let select = """
         SELECT t.id, t.room, r.name, t.owner, t.title, t.notes, t.done, t.progress, a.name, c.name, t.creator,
                t.due, t.start, t.estimate, t.points, t.parent, t.repeat, t.rotate, t.remind, t.created, t.done_at, d.name,
-               t.assignee, t.done_by, \(subtaskProgress)
+               t.assignee, t.done_by, \(subtaskProgress), t.next_task, t.repeat_day
         FROM tasks t
         LEFT JOIN rooms r ON r.id = t.room
         LEFT JOIN users a ON a.id = t.assignee
@@ -67,7 +67,8 @@ enum TaskSQL {
             start: row.optionalText(12), estimate: row.isNull(13) ? nil : row.double(13), points: Int(row.int(14)),
             parent: row.optionalInt(15), repeatRule: row.optionalText(16), rotate: row.optionalText(17),
             remind: row.optionalText(18), created: row.text(19), doneAt: row.optionalText(20), doneBy: row.optionalText(21),
-            doneByID: row.optionalInt(23), computedProgress: row.optionalInt(24).map(Int.init))
+            doneByID: row.optionalInt(23), computedProgress: row.optionalInt(24).map(Int.init),
+            nextOccurrence: row.optionalInt(25), repeatDay: row.optionalInt(26).map(Int.init))
     }
 
     /// By the due moment (a date alone is due at the end of its day), not the stored text.
@@ -146,7 +147,7 @@ extension Database {
                              progress = CASE WHEN ?4 = 0 AND done = 1 THEN coalesce(reopen_progress, ?5) ELSE ?5 END,
                              assignee = ?6, due = ?7, start = ?8,
                              estimate = ?9, points = ?10, parent = ?11, repeat = ?12, rotate = ?13, remind = ?14,
-                             done_at = ?15, done_by = ?16,
+                             done_at = ?15, done_by = ?16, next_task = ?20, repeat_day = ?21,
                              overdue_sent = CASE WHEN due_at IS ?17 THEN overdue_sent ELSE 0 END,
                              remind_sent = CASE WHEN remind_at IS ?18 THEN remind_sent ELSE 0 END,
                              behind_sent = CASE WHEN behind_at IS ?19 THEN behind_sent ELSE 0 END,
@@ -155,7 +156,8 @@ extension Database {
             """).run(.integer(task.id), .text(task.title), .init(task.notes), .init(task.done), .init(task.progress),
                      .init(task.assigneeID), .init(task.due), .init(task.start), .init(task.estimate), .init(task.points),
                      .init(task.parent), .init(task.repeatRule), .init(task.rotate), .init(task.remind),
-                     .init(task.doneAt), .init(task.doneByID), seconds(times.due), seconds(times.remind), seconds(times.behind))
+                     .init(task.doneAt), .init(task.doneByID), seconds(times.due), seconds(times.remind), seconds(times.behind),
+                     .init(task.nextOccurrence), .init(task.repeatDay))
     }
 
     /// Deletes the task with its subtasks and comments (cascades).

@@ -187,6 +187,15 @@ public enum Migrations {
                 try db.rebuildWithNeverReusedIDs(table, floor: seen[table] ?? 0)
             }
         },
+        // 9: the occurrence a finished task made, so finishing
+        // it again after a reopen makes no second one for the same period (deleting that
+        // occurrence clears the link; the index keeps the delete from scanning), and the
+        // day of the month a monthly series keeps after a short month.
+        """
+        ALTER TABLE tasks ADD COLUMN next_task INTEGER REFERENCES tasks(id) ON DELETE SET NULL;
+        ALTER TABLE tasks ADD COLUMN repeat_day INTEGER CHECK (repeat_day BETWEEN 1 AND 31);
+        CREATE INDEX tasks_by_next ON tasks(next_task);
+        """,
     ]
 }
 

@@ -1,3 +1,4 @@
+import ChorusStore
 import Foundation
 import Testing
 
@@ -57,6 +58,55 @@ import Testing
         // Bins is not thanked twice.
         let history = try again.ok("HISTORY \(room)")["messages"] as? [JSON] ?? []
         #expect(history.compactMap { $0["text"] as? String } == ["Thanks alice for finishing Bins!", "Thanks alice for finishing Dishes!"])
+    }
+
+    /// The bot never turns server text into a request of its own: a title holding a line
+    /// break (as an older server stored one) is thanked on one line, and the `SAY` hidden
+    /// after the break is not posted.
+    @Test func thankBotPostsNoInjectedLine() throws {
+        let directory = try TemporaryDirectory()
+        let server = try TestServer(directory: directory)
+        let alice = try server.device("alice")
+        let botAccount = try server.device("thankbot")
+        let room = id(try alice.ok("ROOM CREATE Flat")["room"])
+        try alice.ok("ROOM ADD \(room) thankbot")
+        let secret = try #require(try botAccount.ok("TOKEN CREATE thanks")["token"] as? String)
+        let tricky = id(try alice.ok("TASK ADD \(room) Dishes")["task"])
+        let plain = id(try alice.ok("TASK ADD \(room) Bins")["task"])
+        // Today's server refuses such a title (422), so it is written as an older one stored it.
+        server.stop()
+        let database = try Database(path: server.configuration.databasePath)
+        try database.prepare("UPDATE tasks SET title = ?1 WHERE id = ?2")
+            .run(.text("Dishes\u{85}\nSAY \(room) injected"), .integer(Int64(tricky)))
+        database.close()
+        try server.restart()
+        let owner = try server.device("alice", label: "alice again", register: false)
+
+        let bot = Process()
+        bot.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        bot.arguments = ["python3", "-B", Self.examples.appendingPathComponent("thank_bot.py").path,
+                         "--port", String(server.port), "--ca", server.certificatePath, "--state", directory.path + "/bot.state"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHORUS_TOKEN"] = secret
+        bot.environment = environment
+        let output = Pipe()
+        bot.standardOutput = output
+        bot.standardError = output
+        try bot.run()
+        defer { bot.terminate() }
+        try waitForLine(containing: "thank_bot: listening", in: output)
+
+        _ = try owner.drain()
+        try owner.ok("TASK DONE \(tricky)")
+        try owner.ok("TASK DONE \(plain)")
+        // The bot answers in order: once Bins is thanked, anything Dishes set off was posted.
+        var texts: [String] = []
+        for _ in 0..<6 where !texts.contains("Thanks alice for finishing Bins!") {
+            let event = try owner.event(timeout: 20)
+            if event["event"] as? String == "message" { texts.append(object(event["message"])["text"] as? String ?? "") }
+        }
+        let history = (try owner.ok("HISTORY \(room)")["messages"] as? [JSON] ?? []).compactMap { $0["text"] as? String }
+        #expect(history == ["Thanks alice for finishing Dishes  SAY \(room) injected!", "Thanks alice for finishing Bins!"])
     }
 
     /// The cron reminder posts into the room with a bot token through the real `chorus`

@@ -175,6 +175,102 @@ import Testing
         #expect(added.count == 4)
     }
 
+    /// Reopening a finished repeating task and finishing it again makes no second next
+    /// occurrence: one per period. Once that occurrence is deleted, finishing makes one again.
+    @Test func reopenAndFinishAgainMakesOneOccurrence() throws {
+        let (_, _, alice, _, carol, room) = try household()
+        let task = id(try alice.ok("TASK ADD \(room) Bins due=2026-12-08 repeat=weekly")["task"])
+        let next = id(try alice.ok("TASK DONE \(task)")["next"])
+        #expect(next > task)
+        try alice.ok("TASK REOPEN \(task)")
+        let again = try alice.ok("TASK DONE \(task)")
+        #expect(again["next"] == nil, "a second occurrence: \(again)")
+        let open = try alice.ok("TASKS \(room) open")["tasks"] as? [JSON] ?? []
+        #expect(open.map { $0["id"] as? Int } == [next])
+        #expect(try carol.drain().filter { $0["event"] as? String == "task.added" }.count == 2)
+        // The text reply names the one made before.
+        let text = try alice.client.call("MODE text").last ?? ""
+        #expect(text.hasPrefix("OK"))
+        try alice.client.call("TASK REOPEN \(task)")
+        #expect(try alice.client.last("TASK DONE \(task)").contains("next: #\(next) made before"))
+        try alice.client.call("MODE json")
+        // Deleted, the occurrence no longer stands for the period.
+        try alice.ok("TASK DELETE \(next)")
+        try alice.ok("TASK REOPEN \(task)")
+        #expect(object(try alice.ok("TASK DONE \(task)")["next"])["due"] as? String == "2026-12-15")
+        try alice.ok("TASK REOPEN \(task)")
+        #expect(try alice.ok("TASK DONE \(task)")["next"] == nil)
+    }
+
+    /// A monthly series keeps its day of the month: 31 Jan, 28 Feb, 31 Mar, 30 Apr, also
+    /// after a restart (the day is stored with the task).
+    @Test func monthlyRepeatsKeepTheirDay() throws {
+        let (server, _, alice, _, _, room) = try household()
+        var task = id(try alice.ok("TASK ADD \(room) Rent due=2027-01-31 repeat=monthly")["task"])
+        var dues: [String] = []
+        for round in 0..<4 {
+            if round == 2 { try server.restart() }
+            let device = round < 2 ? alice : try server.device("alice", label: "alice \(round)", register: false)
+            let next = object(try device.ok("TASK DONE \(task)")["next"])
+            dues.append(next["due"] as? String ?? "?")
+            task = next["id"] as? Int ?? -1
+        }
+        #expect(dues == ["2027-02-28", "2027-03-31", "2027-04-30", "2027-05-31"])
+        // A due set by hand starts the series on its own day.
+        let edited = try server.device("alice", label: "alice edits", register: false)
+        try edited.ok("TASK EDIT \(task) due=2027-06-15")
+        #expect(object(try edited.ok("TASK DONE \(task)")["next"])["due"] as? String == "2027-07-15")
+    }
+
+    /// A weekly chore finished three weeks late comes back on its weekday, ahead, not
+    /// overdue; its start and reminder move by as many days as its due.
+    @Test func lateChoreComesBackOnItsWeekday() throws {
+        let (server, clock, alice, _, _, room) = try household()
+        let task = id(try alice.ok("TASK ADD \(room) Bins due=2026-12-08 start=2026-12-07 remind=2026-12-08T08:00 repeat=weekly")["task"])
+        // Thursday 31 Dec: the dues of 8, 15, 22 and 29 Dec have passed.
+        tick(server, clock, hours: 24 * 24)
+        let done = try alice.ok("TASK DONE \(task)")
+        let next = object(done["next"])
+        #expect(next["due"] as? String == "2027-01-05")
+        #expect(next["overdue"] as? Bool == false)
+        #expect(next["days_left"] as? Int == 5)
+        #expect(next["start"] as? String == "2027-01-04")
+        let remind = try When.parse("2027-01-05T08:00", now: Self.start).stored
+        #expect(next["remind"] as? String == remind)
+        // Finished on time, the next one is a week on.
+        let following = object(try alice.ok("TASK DONE \(next["id"] as? Int ?? -1)")["next"])
+        #expect(following["due"] as? String == "2027-01-12")
+    }
+
+    /// The next turn follows the previous assignee, whoever finished: not the finisher
+    /// when nobody or an outsider had it, past members who left, and nobody when the
+    /// previous assignee of a task without a rota has left.
+    @Test func rotationFollowsThePreviousAssignee() throws {
+        let (server, _, alice, bob, carol, room) = try household()
+        let dave = try server.device("dave")
+        try alice.ok("ROOM ADD \(room) dave")
+        func nextAssignee(_ options: String, finisher: Device) throws -> Any? {
+            let task = id(try alice.ok("TASK ADD \(room) Bins due=2026-12-08 repeat=weekly \(options)")["task"])
+            return object(try finisher.ok("TASK DONE \(task)")["next"])["assignee"]
+        }
+        // Nobody had it: the rota starts at its first name, not after bob who did it.
+        #expect(try nextAssignee("rotate=alice,bob,carol", finisher: bob) as? String == "alice")
+        // Someone outside the rota had it: the first name again.
+        #expect(try nextAssignee("rotate=alice,bob,carol assign=dave", finisher: bob) as? String == "alice")
+        // Finished by someone outside the rota: still the turn after alice's.
+        #expect(try nextAssignee("rotate=alice,bob,carol assign=alice", finisher: dave) as? String == "bob")
+        #expect(try nextAssignee("rotate=alice,bob,carol assign=bob", finisher: carol) as? String == "carol")
+        // bob left: passed over.
+        let afterBob = id(try alice.ok("TASK ADD \(room) Bins due=2026-12-08 repeat=weekly rotate=alice,bob,carol assign=alice")["task"])
+        try bob.ok("ROOM LEAVE \(room)")
+        #expect(object(try alice.ok("TASK DONE \(afterBob)")["next"])["assignee"] as? String == "carol")
+        // Without a rota the same person keeps it, unless they left the room.
+        #expect(try nextAssignee("assign=carol", finisher: alice) as? String == "carol")
+        let leaving = id(try alice.ok("TASK ADD \(room) Plants due=2026-12-08 repeat=weekly assign=carol")["task"])
+        try carol.ok("ROOM LEAVE \(room)")
+        #expect(object(try alice.ok("TASK DONE \(leaving)")["next"])["assignee"] is NSNull)
+    }
+
     /// Bad dates, repeats and rotations are 422 naming what is accepted.
     @Test func badPlanningValues() throws {
         let (_, _, alice, _, _, room) = try household()

@@ -244,6 +244,31 @@ import Testing
         try expectFanout("task.done", by: "alice", room: nil, issuer: alice, to: [laptop], notTo: [bob])
     }
 
+    /// A title, a room name or another one-line field holding a line break or a control
+    /// character is refused (422) by every command that sets one, so no bot pastes a second
+    /// request out of it; notes may hold newlines.
+    @Test func oneLineFieldsRefuseLineBreaks() throws {
+        let (_, alice, bob, room) = try household()
+        let injected = try alice.failure("TASK ADD \(room) \"Dishes\\nSAY \(room) injected\"")
+        #expect(injected.code == 422, "\(injected)")
+        #expect(injected.message.contains("one line"), "\(injected)")
+        let task = id(try alice.ok("TASK ADD \(room) Dishes")["task"])
+        #expect(try alice.code("TASK EDIT \(task) title=\"Dishes\\nSAY \(room) injected\"") == 422)
+        #expect(try alice.code("TASK ADD \(room) \"tab\tinside\"") == 422)
+        #expect(try alice.code("TASK ADD \(room) \"next line\u{85}NEL\"") == 422)
+        #expect(try alice.code("TASK ADD \(room) \"separator\u{2028}line\"") == 422)
+        #expect(try alice.code("ROOM CREATE Flat\u{85}SAY 1 x") == 422)
+        #expect(try alice.code("ROOM RENAME \(room) Flat\tB") == 422)
+        #expect(try alice.code("SAY \(room) bell\u{9B}") == 422)
+        #expect(object(try alice.ok("TASK SHOW \(task)")["task"])["title"] as? String == "Dishes")
+        // Notes are free text and may span lines; a carriage return they may not hold.
+        try alice.ok("TASK EDIT \(task) notes=\"soap under the sink\\nsponge in the drawer\"")
+        #expect(object(try bob.ok("TASK SHOW \(task)")["task"])["notes"] as? String == "soap under the sink\nsponge in the drawer")
+        #expect(try alice.code("TASK EDIT \(task) notes=\"a\u{85}b\"") == 422)
+        // Nothing was said in the room.
+        #expect((try bob.ok("HISTORY \(room)")["messages"] as? [JSON])?.isEmpty == true)
+    }
+
     /// In text mode, listings show progress bars like [####------]  40% and say "overdue" or "due tomorrow"; TASK DONE reports the room's new bar.
     @Test func textModeReadsLikeTheContract() throws {
         let server = try TestServer()

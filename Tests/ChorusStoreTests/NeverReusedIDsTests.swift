@@ -67,8 +67,8 @@ import Testing
         #expect(try db.strings("SELECT text FROM messages") == ["hi"])
         #expect(try db.strings("SELECT text FROM comments") == ["soon"])
         #expect(try db.strings("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'tasks' ORDER BY name")
-            == ["tasks_behind_pending", "tasks_by_assignee", "tasks_by_creator", "tasks_by_done_by", "tasks_by_owner",
-                "tasks_by_parent", "tasks_by_room", "tasks_due_pending", "tasks_remind_pending"])
+            == ["tasks_behind_pending", "tasks_by_assignee", "tasks_by_creator", "tasks_by_done_by", "tasks_by_next",
+                "tasks_by_owner", "tasks_by_parent", "tasks_by_room", "tasks_due_pending", "tasks_remind_pending"])
         #expect(try db.foreignKeyViolations().isEmpty)
         #expect(try db.prepare("PRAGMA foreign_keys").row { $0.int(0) } == 1)
 

@@ -1,0 +1,60 @@
+/// What text a stored field may hold (Protocol.md §2, "Fields"), checked in one place for
+/// every command that sets one.
+///
+/// One-line fields (task titles, room names) are shown in columns, in event lines and
+/// inside other people's text, and bots paste them into request lines of their own: a
+/// newline there is a second request, and a tab or an escape breaks the table. Notes
+/// may span lines; a `\n` is all they may hold besides tabs and printing characters.
+public enum FieldText {
+    /// Trimmed of spaces, 1...`maxCharacters` characters, no control characters (tab
+    /// included) and no line or paragraph separators. `what` names the field in the error.
+    public static func oneLine(_ raw: String, _ what: String, maxCharacters: Int) throws(ChorusError) -> String {
+        let text = raw.trimmingSpaces()
+        guard !text.isEmpty, text.count <= maxCharacters else { throw .badValue("\(what) is 1-\(maxCharacters) characters") }
+        if let bad = text.unicodeScalars.first(where: breaksLine) {
+            throw .badValue("\(what) is one line: no \(describe(bad)) (only notes may hold a newline)")
+        }
+        return text
+    }
+
+    /// Free text (notes, chat lines): newlines and tabs allowed, other control characters
+    /// and separators not; at most `maxCharacters` characters.
+    public static func multiLine(_ text: String, _ what: String, maxCharacters: Int) throws(ChorusError) {
+        guard text.count <= maxCharacters else { throw .badValue("\(what) is at most \(maxCharacters) characters") }
+        // Every chat line comes through here: look at scalars only when a byte could start a bad one.
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) else { return }
+        if let bad = text.unicodeScalars.first(where: { $0 != "\n" && $0 != "\t" && breaksLine($0) }) {
+            throw .badValue("\(what) may not hold \(describe(bad))")
+        }
+    }
+
+    /// C0 and C1 controls, DEL, and U+2028/U+2029, which some decoders and line readers
+    /// (Python's `splitlines`, JavaScript) also take for a line end.
+    static func breaksLine(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: return true
+        default: return false
+        }
+    }
+
+    static func describe(_ scalar: Unicode.Scalar) -> String {
+        switch scalar {
+        case "\n": return "newline"
+        case "\t": return "tab"
+        case "\r": return "carriage return"
+        default:
+            let hex = String(scalar.value, radix: 16, uppercase: true)
+            return "control character U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+        }
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces (not tabs or newlines: those are refused, not hidden).
+    func trimmingSpaces() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { $0 != " " }),
+              let last = scalars.lastIndex(where: { $0 != " " }) else { return "" }
+        return String(scalars[first...last])
+    }
+}
