@@ -1,10 +1,11 @@
 /// What the interactive client has shown of the event stream, so that after a dropped
 /// connection `SYNC` shows exactly what was missed: nothing twice, nothing lost.
 ///
-/// Text-mode events carry no id, so the cursor cannot simply follow them. It keeps:
+/// It keeps:
 /// - `last`: an event id such that every event up to it that this person should see has
 ///   been shown (live, or as the reply to their own command);
-/// - `pending`: the events shown live since, by key (their text; `#id` in JSON mode).
+/// - `pending`: the events shown live since, by key: `#id`, from the JSON `id` or the
+///   text line's closing `[#id]`.
 ///
 /// `last` moves forward only through SYNC replies. The server answers a session's requests
 /// in order and hands out each command's events in the loop turn of its reply, after the

@@ -39,13 +39,8 @@ extension InteractiveSession {
     private func showLiveEvent(_ line: ServerLine) {
         console.show(line.raw, style: jsonWire ? .plain : .event)
         guard credentials != nil else { return }
-        let key: String
-        if let json = line.json {
-            guard let id = json["id"] as? Int else { return } // `bye` is not stored
-            key = "#\(id)"
-        } else {
-            key = String(line.untagged.dropFirst(2))
-        }
+        guard let id = line.eventID else { return } // `bye` is not stored
+        let key = "#\(id)"
         if search != nil {
             shownDuringSearch.append(key)
         } else {

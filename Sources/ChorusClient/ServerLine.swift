@@ -1,3 +1,4 @@
+import ChorusProtocol
 import Foundation
 
 /// One line from the server, sorted the way CONTRACT §3 promises: an event, a body line of
@@ -50,6 +51,14 @@ public struct ServerLine {
         } else {
             kind = .body
         }
+    }
+
+    /// A stored event's id (`"id":412`, or `... [#412]` at the end of a text line); nil
+    /// for other lines and for events that are not stored (`bye`).
+    public var eventID: Int64? {
+        guard kind == .event else { return nil }
+        if let json { return (json["id"] as? Int).map(Int64.init) }
+        return Event.id(ofTextLine: untagged)
     }
 
     /// The error's code (`ERR 401 ...` or `"code":401`); nil for other lines.

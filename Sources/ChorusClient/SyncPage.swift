@@ -1,3 +1,5 @@
+import ChorusProtocol
+
 /// One reply to `SYNC AFTER_ID [LIMIT]`, in either mode: the events with their ids, a
 /// key to recognise each one by, the line to show a person or bot, and where to go next.
 ///
@@ -6,9 +8,9 @@
 public struct SyncPage {
     public struct Entry {
         public let id: Int64
-        /// What a live event with the same content is recognised by (see `EventCursor`).
+        /// What the same event shown live is recognised by (`#ID`, see `EventCursor`).
         public let key: String
-        /// `* text` in text mode, the event's JSON object in JSON mode.
+        /// `* TEXT [#ID]` in text mode, the event's JSON object in JSON mode.
         public let display: String
     }
 
@@ -37,7 +39,8 @@ public struct SyncPage {
             guard text.hasPrefix("#"), let space = text.firstIndex(of: " "),
                   let id = Int64(text[text.index(after: text.startIndex)..<space]) else { continue }
             let rest = String(text[text.index(after: space)...])
-            entries.append(Entry(id: id, key: rest, display: "* " + rest))
+            // Shown as the live event was: `* TEXT [#ID]`.
+            entries.append(Entry(id: id, key: "#\(id)", display: Event.textLine(rest, id: id)))
         }
         self.entries = entries
         if let range = final.untagged.range(of: "more: SYNC "), let next = Int64(final.untagged[range.upperBound...].prefix { $0.isNumber }) {

@@ -21,22 +21,17 @@ public final class TLSServerContext: @unchecked Sendable {
         guard let context = SSL_CTX_new(TLS_server_method()) else {
             throw NetError("cannot create TLS context: \(OpenSSLError.drain())")
         }
-        self.context = context
+        // Configured before it is stored: until then `deinit` cannot run, so the one
+        // free on failure is this one (before, a failing init freed it here and in
+        // `deinit`, and a bad certificate on SIGHUP aborted the server).
         do {
             try Self.configure(context)
-            guard SSL_CTX_use_certificate_chain_file(context, certificatePath) == 1 else {
-                throw NetError("cannot read certificate \(certificatePath): \(OpenSSLError.drain())")
-            }
-            guard SSL_CTX_use_PrivateKey_file(context, keyPath, SSL_FILETYPE_PEM) == 1 else {
-                throw NetError("cannot read private key \(keyPath): \(OpenSSLError.drain())")
-            }
-            guard SSL_CTX_check_private_key(context) == 1 else {
-                throw NetError("private key \(keyPath) does not match certificate \(certificatePath)")
-            }
+            try Self.load(context, certificatePath: certificatePath, keyPath: keyPath)
         } catch {
             SSL_CTX_free(context)
             throw error
         }
+        self.context = context
     }
 
     deinit {
@@ -56,6 +51,25 @@ public final class TLSServerContext: @unchecked Sendable {
         // Partial writes and a moving buffer let a session keep appending to its output
         // while a write waits; releasing buffers keeps idle sessions small.
         _ = copenssl_ctx_set_mode(context, COPENSSL_MODE_PARTIAL_WRITE | COPENSSL_MODE_MOVING_BUFFER | COPENSSL_MODE_RELEASE_BUFFERS)
+    }
+
+    /// The key goes first: a certificate that does not match it then drops it, and the
+    /// check names the mismatch instead of a vague "cannot read private key".
+    private static func load(_ context: OpaquePointer, certificatePath: String, keyPath: String) throws {
+        // The system's reason (no such file, permission denied) says more than OpenSSL's.
+        for (what, path) in [("private key", keyPath), ("certificate", certificatePath)] where access(path, R_OK) != 0 {
+            throw NetError.system("cannot read \(what) \(path)")
+        }
+        guard SSL_CTX_use_PrivateKey_file(context, keyPath, SSL_FILETYPE_PEM) == 1 else {
+            throw NetError("cannot read private key \(keyPath): \(OpenSSLError.drain())")
+        }
+        guard SSL_CTX_use_certificate_chain_file(context, certificatePath) == 1 else {
+            throw NetError("cannot read certificate \(certificatePath): \(OpenSSLError.drain())")
+        }
+        guard SSL_CTX_check_private_key(context) == 1 else {
+            _ = OpenSSLError.drain()
+            throw NetError("private key \(keyPath) does not match certificate \(certificatePath)")
+        }
     }
 
     /// A fresh SSL for one accepted socket, in server mode.

@@ -23,7 +23,7 @@ public struct Event: Sendable {
     /// Renders both forms once; every recipient gets the same bytes.
     public func rendered() -> RenderedEvent {
         var text: [UInt8] = []
-        TextLine.append("* " + TextLine.sanitized(self.text), to: &text)
+        TextLine.append(Self.textLine(self.text, id: id), to: &text)
         var fields: [(String, JSONValue)] = [
             ("type", .string("event")),
             ("event", .string(name)),
@@ -40,6 +40,23 @@ public struct Event: Sendable {
 }
 
 extension Event {
+    /// A text-mode event line: `* TEXT`, and for a stored event ` [#ID]` after it, the id
+    /// `SYNC` takes. Last on the line, after the sanitised text, so no text can fake it.
+    public static func textLine(_ text: String, id: Int64?) -> String {
+        let line = "* " + TextLine.sanitized(text)
+        guard let id else { return line }
+        return line + " [#\(id)]"
+    }
+
+    /// The id at the end of a text-mode event line (`... [#412]`); nil for an event that
+    /// is not stored (the greeting, `bye`).
+    public static func id(ofTextLine line: some StringProtocol) -> Int64? {
+        guard line.hasSuffix("]"), let open = line.range(of: " [#", options: .backwards) else { return nil }
+        let digits = line[open.upperBound..<line.index(before: line.endIndex)]
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int64(digits)
+    }
+
     /// An event's JSON object from its payload fields already encoded as one object (as
     /// the log stores them): the head fields, then the payload's spliced in. The same
     /// bytes `rendered()` makes, without encoding the payload a second time.
@@ -66,7 +83,7 @@ extension Event {
     /// read back from the log.
     public static func rendering(id: Int64?, name: String, at: String, by: String?, payloadJSON: [UInt8], text: String) -> RenderedEvent {
         var textBytes: [UInt8] = []
-        TextLine.append("* " + TextLine.sanitized(text), to: &textBytes)
+        TextLine.append(textLine(text, id: id), to: &textBytes)
         var json = json(id: id, name: name, at: at, by: by, payloadJSON: payloadJSON)
         json.append(contentsOf: [0x0d, 0x0a])
         return RenderedEvent(text: textBytes, json: json)

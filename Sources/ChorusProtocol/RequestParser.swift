@@ -19,11 +19,14 @@ public enum RequestParser {
         return parse(line)
     }
 
-    /// The tag of a line that is otherwise unreadable, so its error still carries it.
-    static func readableTag(_ bytes: [UInt8]) -> String? {
+    /// The tag of a line that is otherwise unreadable (bad UTF-8, too long), so its error
+    /// still carries it. `cutShort`: `bytes` are only the line's first bytes, so a tag
+    /// counts only when a blank ends it within them.
+    public static func readableTag(_ bytes: [UInt8], cutShort: Bool = false) -> String? {
         let start = bytes.firstIndex { !LineScanner.isSpace($0) } ?? bytes.endIndex
         guard start < bytes.endIndex, bytes[start] == UInt8(ascii: "@") else { return nil }
         let name = bytes[(start + 1)...].prefix { !LineScanner.isSpace($0) }
+        if cutShort && name.endIndex == bytes.endIndex { return nil }
         guard !name.isEmpty, name.count <= maxTagLength, name.allSatisfy(isTagByte) else { return nil }
         return String(decoding: name, as: UTF8.self)
     }

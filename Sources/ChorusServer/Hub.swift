@@ -269,11 +269,12 @@ final class Hub: ConnectionDelegate {
     /// A frame as a reply to send or a request to run; nil for an empty line.
     private func understand(_ frame: LineFramer.Frame, for session: Session) -> PendingLine? {
         switch frame {
-        case .tooLong:
-            return .reply(.error(.tooLong("line longer than \(configuration.maxLine) bytes; discarded")), tag: nil)
+        case .tooLong(let tag):
+            return .reply(.error(.tooLong("line longer than \(configuration.maxLine) bytes; discarded")), tag: tag)
         case .line(let bytes) where session.account == nil && bytes.count > Self.preLoginMaxLine:
             // Strangers get a small budget: no command before login needs more.
-            return .reply(.error(.tooLong("before login, lines are at most \(Self.preLoginMaxLine) bytes")), tag: nil)
+            return .reply(.error(.tooLong("before login, lines are at most \(Self.preLoginMaxLine) bytes")),
+                          tag: RequestParser.readableTag(bytes))
         case .line(let bytes):
             switch RequestParser.parse(bytes) {
             case .empty: return nil

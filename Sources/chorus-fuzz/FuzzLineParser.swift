@@ -3,9 +3,11 @@ import ChorusProtocol
 import Glibc
 #endif
 
-/// libFuzzer entry point: the bytes a client could send go through the line framer (in
-/// two pieces, split where the input says) and every complete line through the request
-/// parser and both reply renderers. Any trap is a bug a client could trigger.
+/// libFuzzer entry point: the bytes a client could send go through the line framer the
+/// way the server feeds it (chunks of sizes the input's first byte picks; after each,
+/// frames taken while `hasCompleteLine`, except every few chunks, as while a command is
+/// running), and every line through the request parser and both reply renderers. Any
+/// trap is a bug a client could trigger.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLineParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -14,20 +16,37 @@ public func fuzzLineParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 enum FuzzInput {
+    static let maxLine = 256
+
     static func run(_ bytes: [UInt8]) {
-        var framer = LineFramer(maxLine: 256)
-        let split = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
-        framer.append(bytes[..<split])
+        var framer = LineFramer(maxLine: maxLine)
+        let recipe = Int(bytes.first ?? 0)
+        let chunk = recipe % 61 + 1
+        let busyEvery = recipe / 61 + 2
+        var offset = 0
+        var round = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + chunk)
+            framer.append(bytes[offset..<end])
+            offset = end
+            round += 1
+            precondition(framer.unfinishedCount <= maxLine + 1, "framer kept too much of an unfinished line")
+            if round % busyEvery != 0 { drain(&framer) }
+        }
         drain(&framer)
-        framer.append(bytes[split...])
-        drain(&framer)
-        precondition(framer.bufferedCount <= 256 + 1 + bytes.count, "framer kept too much")
+        precondition(framer.bufferedCount == framer.unfinishedCount, "a complete line was left behind")
     }
 
+    /// Takes frames as `Hub.processLines` does: only while `hasCompleteLine` says there is one.
     static func drain(_ framer: inout LineFramer) {
-        while let frame = framer.next() {
+        while framer.hasCompleteLine {
+            guard let frame = framer.next() else { preconditionFailure("hasCompleteLine promised a frame") }
+            if case .tooLong(let tag?) = frame {
+                precondition(!tag.isEmpty && tag.utf8.count <= RequestParser.maxTagLength, "a tag that is not one")
+            }
             guard case .line(let line) = frame else { continue }
-            precondition(line.count <= 256, "a line over the limit came out")
+            precondition(!line.isEmpty && line.count <= maxLine, "an empty line or one over the limit came out")
+            precondition(!line.contains(UInt8(ascii: "\n")), "a newline inside a line")
             switch RequestParser.parse(line) {
             case .empty:
                 break
@@ -40,6 +59,7 @@ enum FuzzInput {
                     .rendered(mode: .text, tag: request.tag)
             }
         }
+        precondition(framer.next() == nil, "next() returned a frame hasCompleteLine did not announce")
     }
 }
 

@@ -7,13 +7,29 @@ private let exampleDate = Date(timeIntervalSince1970: 1_795_975_445)
 
 @Suite("Event rendering")
 struct EventTests {
-    /// In text mode an event is one `* ...` line.
+    /// In text mode an event is one `* ...` line, ending with the id SYNC takes.
     @Test func textForm() {
         let event = Event(name: "message", id: 7, at: exampleDate, by: "bob", payload: [],
                           text: "18:04 bob in Flat 2B: who took my milk?")
         let rendered = event.rendered()
-        #expect(String(decoding: rendered.text, as: UTF8.self) == "* 18:04 bob in Flat 2B: who took my milk?\r\n")
+        #expect(String(decoding: rendered.text, as: UTF8.self) == "* 18:04 bob in Flat 2B: who took my milk? [#7]\r\n")
         #expect(rendered.bytes(for: .text) == rendered.text)
+        let stored = Event.rendering(id: 8, name: "message", at: "2026-11-29T18:04:05Z", by: "bob", payloadJSON: Array("{}".utf8),
+                                     text: "18:04 bob in Flat 2B: hi")
+        #expect(String(decoding: stored.text, as: UTF8.self) == "* 18:04 bob in Flat 2B: hi [#8]\r\n")
+    }
+
+    /// An event that is not stored (`bye`) has no id to show; the id read back is the
+    /// one the server put last, whatever the text holds.
+    @Test func textFormIdReadBack() {
+        let bye = Event(name: "bye", id: nil, at: exampleDate, by: nil, payload: [], text: "bye — closing")
+        #expect(String(decoding: bye.rendered().text, as: UTF8.self) == "* bye — closing\r\n")
+        #expect(Event.id(ofTextLine: "* bye — closing") == nil)
+        let spoof = Event(name: "message", id: 413, at: exampleDate, by: "eve", payload: [], text: "18:04 eve in Flat: hi [#999]")
+        let line = String(decoding: spoof.rendered().text.dropLast(2), as: UTF8.self)
+        #expect(Event.id(ofTextLine: line) == 413)
+        #expect(Event.id(ofTextLine: "* 18:04 eve in Flat: [#12a]") == nil)
+        #expect(Event.id(ofTextLine: "* 18:04 eve in Flat: [#]") == nil)
     }
 
     /// Control characters in an event's text are made visible, so the event stays one line and cannot drive the terminal.

@@ -55,16 +55,19 @@ enum FramerHarness {
         return sizes
     }
 
-    /// Runs one feeding and returns every frame produced, checking after each append and
-    /// each drain that the framer holds no more than about `maxLine` bytes.
+    /// Runs one feeding and returns every frame produced. Frames are taken the way
+    /// `Hub.processLines` takes them: only while `hasCompleteLine` says there is one. With
+    /// `busyEvery`, every that many chunks nothing is taken (a session waiting on a
+    /// command), and the framer must still hold no more than `maxLine + 1` bytes of an
+    /// unfinished line.
     static func frames(
-        of input: [UInt8], chunks: [Int], maxLine: Int, rawPointers: Bool = false,
+        of input: [UInt8], chunks: [Int], maxLine: Int, rawPointers: Bool = false, busyEvery: Int? = nil,
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> [LineFramer.Frame] {
         var framer = LineFramer(maxLine: maxLine)
         var frames: [LineFramer.Frame] = []
         var offset = 0
-        for size in chunks {
+        for (round, size) in chunks.enumerated() {
             let chunk = Array(input[offset..<(offset + size)])
             offset += size
             if rawPointers {
@@ -72,23 +75,30 @@ enum FramerHarness {
             } else {
                 framer.append(chunk)
             }
-            let afterAppend = framer.bufferedCount
-            if afterAppend > maxLine + 2 + size {
-                Issue.record("buffered \(afterAppend) bytes after a \(size)-byte chunk (maxLine \(maxLine))",
+            if framer.unfinishedCount > maxLine + 1 {
+                Issue.record("held \(framer.unfinishedCount) bytes of an unfinished line (maxLine \(maxLine))",
                              sourceLocation: sourceLocation)
             }
-            while let frame = framer.next() {
-                frames.append(frame)
-            }
-            let afterDrain = framer.bufferedCount
-            if afterDrain > maxLine + 2 {
-                Issue.record("buffered \(afterDrain) bytes of an unfinished line (maxLine \(maxLine))",
-                             sourceLocation: sourceLocation)
-            }
+            if let busyEvery, round % busyEvery == busyEvery - 1 { continue }
+            take(from: &framer, into: &frames, sourceLocation: sourceLocation)
         }
+        take(from: &framer, into: &frames, sourceLocation: sourceLocation)
         #expect(offset == input.count, "the harness fed every byte", sourceLocation: sourceLocation)
-        #expect(framer.next() == nil, "no frame appears without new bytes", sourceLocation: sourceLocation)
+        #expect(framer.bufferedCount == framer.unfinishedCount, "no complete line left", sourceLocation: sourceLocation)
         return frames
+    }
+
+    /// Takes every frame `hasCompleteLine` announces, and checks `next()` agrees there is no more.
+    static func take(from framer: inout LineFramer, into frames: inout [LineFramer.Frame],
+                     sourceLocation: SourceLocation) {
+        while framer.hasCompleteLine {
+            guard let frame = framer.next() else {
+                Issue.record("hasCompleteLine promised a frame next() did not give", sourceLocation: sourceLocation)
+                return
+            }
+            frames.append(frame)
+        }
+        #expect(framer.next() == nil, "next() gave a frame hasCompleteLine did not announce", sourceLocation: sourceLocation)
     }
 
     /// Feeds `input` whole, byte by byte and in random splits for several seeds, and
@@ -107,12 +117,16 @@ enum FramerHarness {
             let split = frames(of: input, chunks: sizes, maxLine: maxLine, sourceLocation: sourceLocation)
             #expect(split == expected, "fed in random chunks (seed \(seed), largest \(largest))",
                     sourceLocation: sourceLocation)
+            let busy = frames(of: input, chunks: sizes, maxLine: maxLine, busyEvery: Int(seed % 3) + 2,
+                              sourceLocation: sourceLocation)
+            #expect(busy == expected, "fed in random chunks, not always taken (seed \(seed))",
+                    sourceLocation: sourceLocation)
         }
     }
 
     /// What the contract says the frames of `input` are, computed the simple way: split
-    /// at LF, drop one CR before it, skip empty lines, refuse lines over `maxLine`, and
-    /// refuse an unfinished tail once it can no longer fit.
+    /// at LF, drop one CR before it, skip empty lines, refuse lines over `maxLine` (with
+    /// the tag they begin with), and refuse an unfinished tail once it can no longer fit.
     static func model(_ input: [UInt8], maxLine: Int) -> [LineFramer.Frame] {
         var frames: [LineFramer.Frame] = []
         var current: [UInt8] = []
@@ -123,14 +137,27 @@ enum FramerHarness {
             }
             if current.last == UInt8(ascii: "\r") { current.removeLast() }
             if current.count > maxLine {
-                frames.append(.tooLong)
+                frames.append(.tooLong(tag: modelTag(current, maxLine: maxLine)))
             } else if !current.isEmpty {
                 frames.append(.line(current))
             }
             current = []
         }
-        if current.count > maxLine + 1 { frames.append(.tooLong) }
+        if current.count > maxLine + 1 { frames.append(.tooLong(tag: modelTag(current, maxLine: maxLine))) }
         return frames
+    }
+
+    /// The tag of an over-long line: after any blanks, `@` and 1-64 tag bytes, ended by a
+    /// blank within the framer's window of first bytes (128, or `maxLine + 2` if less).
+    static func modelTag(_ line: [UInt8], maxLine: Int) -> String? {
+        let head = line.prefix(min(128, maxLine + 2))
+        let blanks: Set<UInt8> = [0x20, 0x09]
+        guard let at = head.firstIndex(where: { !blanks.contains($0) }), head[at] == UInt8(ascii: "@") else { return nil }
+        guard let end = head[(at + 1)...].firstIndex(where: { blanks.contains($0) }) else { return nil }
+        let name = head[(at + 1)..<end]
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-".utf8)
+        guard (1...64).contains(name.count), name.allSatisfy(allowed.contains) else { return nil }
+        return String(decoding: name, as: UTF8.self)
     }
 }
 

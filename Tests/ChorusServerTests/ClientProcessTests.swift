@@ -258,8 +258,10 @@ import Testing
         terminal.type("WHO")
         #expect(terminal.wait { $0.hasSuffix("> WHO\u{1B}[K") })
         #expect(try house.alice.last("SAY \(house.room) hello terminal").hasPrefix("OK"))
-        // Cleared prompt line, the event in colour, then the prompt and "WHO" again.
-        #expect(terminal.wait { $0.contains("\r\u{1B}[K\u{1B}[36m* ") && $0.hasSuffix("hello terminal\u{1B}[0m\r\n\r> WHO\u{1B}[K") })
+        // Cleared prompt line, the event (with its id) in colour, then the prompt and "WHO" again.
+        #expect(terminal.wait {
+            $0.contains("\r\u{1B}[K\u{1B}[36m* ") && $0.contains("hello terminal [#") && $0.hasSuffix("]\u{1B}[0m\r\n\r> WHO\u{1B}[K")
+        })
         terminal.type("AMI\r")
         #expect(terminal.wait { $0.contains("\u{1B}[32mOK bob\u{1B}[0m") })
         terminal.type("\u{04}")
@@ -367,12 +369,13 @@ import Testing
     /// The cursor's bookkeeping: events shown live before a drop are not replayed; missed ones are.
     @Test func eventCursorReplaysOnlyWhatWasMissed() throws {
         var cursor = EventCursor(last: 10)
-        cursor.shownLive(key: "18:04 bob in Flat: one")
-        cursor.shownLive(key: "18:05 bob in Flat: three")
-        let body = ["  #11 18:04 bob in Flat: one", "  #12 18:04 alice in Flat: two", "  #13 18:05 bob in Flat: three"]
+        // Keys as live text lines give them: the id at the end.
+        cursor.shownLive(key: "#\(try #require(ServerLine("* 18:04 bob in Flat: one [#11]").eventID))")
+        cursor.shownLive(key: "#\(try #require(ServerLine("* 18:05 bob in Flat: one [#13]").eventID))")
+        let body = ["  #11 18:04 bob in Flat: one", "  #12 18:04 alice in Flat: two", "  #13 18:05 bob in Flat: one"]
         let page = SyncPage(body: body.map(ServerLine.init), final: ServerLine("OK 3 events after #10 · more: SYNC 13"), after: 10)
         let missed = cursor.absorb(try #require(page), replaying: true)
-        #expect(missed.map(\.display) == ["* 18:04 alice in Flat: two"])
+        #expect(missed.map(\.display) == ["* 18:04 alice in Flat: two [#12]"])
         #expect(cursor.last == 13)
 
         let json = #"{"type":"ok","tag":"chorus.replay","events":[{"type":"event","event":"message","id":14,"text":"a,]}"},{"type":"event","event":"dm","id":15}],"more":false,"last":15}"#

@@ -80,7 +80,11 @@ import Testing
         #expect(texts(try bob.drain()) == alices)
         // Dave reads text lines: the same lines, in the same order.
         _ = try dave.call("PING barrier")
-        let shown = dave.events.map { $0.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?" }
+        // Each line ends with its event id, ` [#N]`; the message text comes before it.
+        let shown = dave.events.map { line in
+            let withoutID = line.range(of: " [#", options: .backwards).map { line[..<$0.lowerBound] } ?? Substring(line)
+            return withoutID.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "?"
+        }
         #expect(shown == texts(everything))
     }
 
