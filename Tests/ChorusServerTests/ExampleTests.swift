@@ -22,20 +22,9 @@ import Testing
         let first = id(try alice.ok("TASK ADD \(room) Bins")["task"])
         let second = id(try alice.ok("TASK ADD \(room) Dishes")["task"])
 
-        let bot = Process()
-        bot.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        bot.arguments = ["python3", Self.examples.appendingPathComponent("thank_bot.py").path,
-                         "--port", String(port), "--ca", server.certificatePath, "--state", directory.path + "/bot.state"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHORUS_TOKEN"] = secret
-        bot.environment = environment
-        let output = Pipe()
-        bot.standardOutput = output
-        bot.standardError = output
-        try bot.run()
+        let (bot, output) = try startThankBot(port: port, certificate: server.certificatePath, token: secret,
+                                              state: directory.path + "/bot.state")
         defer { bot.terminate() }
-        // Wait until the bot listens: its own output says so.
-        try waitForLine(containing: "thank_bot: listening", in: output)
 
         _ = try alice.drain()
         try alice.ok("TASK DONE \(first)")
@@ -82,19 +71,9 @@ import Testing
         try server.restart()
         let owner = try server.device("alice", label: "alice again", register: false)
 
-        let bot = Process()
-        bot.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        bot.arguments = ["python3", "-B", Self.examples.appendingPathComponent("thank_bot.py").path,
-                         "--port", String(server.port), "--ca", server.certificatePath, "--state", directory.path + "/bot.state"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHORUS_TOKEN"] = secret
-        bot.environment = environment
-        let output = Pipe()
-        bot.standardOutput = output
-        bot.standardError = output
-        try bot.run()
+        let (bot, _) = try startThankBot(port: server.port, certificate: server.certificatePath, token: secret,
+                                         state: directory.path + "/bot.state")
         defer { bot.terminate() }
-        try waitForLine(containing: "thank_bot: listening", in: output)
 
         _ = try owner.drain()
         try owner.ok("TASK DONE \(tricky)")
@@ -107,6 +86,30 @@ import Testing
         }
         let history = (try owner.ok("HISTORY \(room)")["messages"] as? [JSON] ?? []).compactMap { $0["text"] as? String }
         #expect(history == ["Thanks alice for finishing Dishes  SAY \(room) injected!", "Thanks alice for finishing Bins!"])
+    }
+
+    /// Starts examples/thank_bot.py logged in with `token` and returns once it says it
+    /// listens, with the pipe its output goes on to.
+    private func startThankBot(port: Int, certificate: String, token: String, state: String) throws -> (Process, Pipe) {
+        let bot = Process()
+        bot.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // -B: no __pycache__ written into examples/.
+        bot.arguments = ["python3", "-B", Self.examples.appendingPathComponent("thank_bot.py").path,
+                         "--port", String(port), "--ca", certificate, "--state", state]
+        var environment = ProcessInfo.processInfo.environment
+        environment["CHORUS_TOKEN"] = token
+        bot.environment = environment
+        let output = Pipe()
+        bot.standardOutput = output
+        bot.standardError = output
+        try bot.run()
+        do {
+            try waitForLine(containing: "thank_bot: listening", in: output)
+        } catch {
+            bot.terminate()
+            throw error
+        }
+        return (bot, output)
     }
 
     /// The cron reminder posts into the room with a bot token through the real `chorus`
