@@ -62,12 +62,20 @@ func serve(_ configuration: ServerConfiguration) {
         Log.info("warning: --scrypt-log-n \(configuration.scrypt.logN) makes password hashes cheap to crack; use it for tests only")
     }
     do {
-        switch try DefaultCertificate.ensure(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath) {
-        case .created(let fingerprint):
-            say("created a self-signed certificate in \(configuration.certificatePath) for localhost and 127.0.0.1")
+        let outcome = try DefaultCertificate.ensure(certificatePath: configuration.certificatePath,
+                                                    keyPath: configuration.keyPath, host: configuration.host)
+        switch outcome {
+        case .created(let fingerprint, let names):
+            say("created a self-signed certificate in \(configuration.certificatePath) for \(names.joined(separator: ", "))")
             say("certificate SHA-256 fingerprint: \(fingerprint)")
-        case .existing(let fingerprint):
+        case .existing(let fingerprint, let missing):
             say("certificate SHA-256 fingerprint: \(fingerprint)")
+            if !missing.isEmpty {
+                let remedy = configuration.certificatePath == DefaultCertificate.certificatePath
+                    ? "to make a new self-signed one that does, stop chorusd, delete \(DefaultCertificate.certificatePath) and \(DefaultCertificate.keyPath), and start it again (clients will see a new fingerprint)"
+                    : "use a certificate that names them"
+                Log.info("warning: \(configuration.certificatePath) does not name \(missing.joined(separator: ", ")); clients that connect by those names will fail verification; \(remedy)")
+            }
         }
     } catch {
         fail("\(error)")
