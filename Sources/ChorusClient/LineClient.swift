@@ -15,6 +15,9 @@ public final class LineClient {
 
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
+        /// Set when the handshake failed because the certificate is not for the name
+        /// dialled: the OpenSSL error's name and the names the certificate holds.
+        public var nameMismatch: (error: String, names: [String])?
         public init(_ description: String) { self.description = description }
     }
 
@@ -60,10 +63,15 @@ public final class LineClient {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeoutValue, socklen_t(MemoryLayout<timeval>.size))
         guard SSL_connect(ssl) == 1 else {
             // Every property is set, so deinit runs and frees the TLS objects.
-            let reason = Self.opensslReason()
+            var failure = Failure("TLS handshake failed: \(Self.opensslReason())")
+            if let mismatch = Self.nameMismatch(ssl) {
+                failure = Failure("TLS handshake failed: the certificate is not for \(serverName) (\(mismatch.error)); "
+                                  + "it names \(mismatch.names.isEmpty ? "nothing" : mismatch.names.joined(separator: ", "))")
+                failure.nameMismatch = mismatch
+            }
             Glibc.close(fd)
             closed = true
-            throw Failure("TLS handshake failed: \(reason)")
+            throw failure
         }
     }
 
@@ -225,6 +233,22 @@ public final class LineClient {
         }
         _ = fcntl(fd, F_SETFL, flags)
         return fd
+    }
+
+    /// After a failed handshake: whether verification stopped at the name check, and the
+    /// names of the certificate offered. OpenSSL keeps the chain it refused (not the peer
+    /// certificate, which it stores only once verified); the leaf is first.
+    private static func nameMismatch(_ ssl: OpaquePointer) -> (error: String, names: [String])? {
+        let result = SSL_get_verify_result(ssl)
+        let error: String
+        switch result {
+        case Int(X509_V_ERR_HOSTNAME_MISMATCH): error = "X509_V_ERR_HOSTNAME_MISMATCH"
+        case Int(X509_V_ERR_IP_ADDRESS_MISMATCH): error = "X509_V_ERR_IP_ADDRESS_MISMATCH"
+        default: return nil
+        }
+        guard let chain = SSL_get_peer_cert_chain(ssl) else { return (error, []) }
+        guard OPENSSL_sk_num(chain) > 0, let leaf = OPENSSL_sk_value(chain, 0) else { return (error, []) }
+        return (error, CertificateNames.subjectAltNames(certificate: OpaquePointer(leaf)))
     }
 
     private static func opensslReason() -> String {

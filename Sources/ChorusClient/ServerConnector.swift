@@ -39,6 +39,8 @@ public final class ServerConnector {
             }
         } catch let failure as ClientFailure {
             throw failure
+        } catch let failure as LineClient.Failure where failure.nameMismatch != nil {
+            throw nameMismatch(failure.nameMismatch!.error, names: failure.nameMismatch!.names)
         } catch {
             let reason = "\(error)"
             throw ClientFailure(reason.hasPrefix("cannot connect") ? reason : "cannot connect to \(endpoint): \(reason)",
@@ -89,6 +91,17 @@ public final class ServerConnector {
             throw ClientFailure("not trusted; nothing was sent to \(endpoint)")
         }
         try file.remember(offered, for: endpoint)
+    }
+
+    /// The certificate verified but is for other names: say which, and what to do. Not
+    /// transient: trying again cannot change it.
+    private func nameMismatch(_ error: String, names: [String]) -> ClientFailure {
+        ClientFailure("""
+            the certificate of \(endpoint) is not for \(host) (\(error))
+              it names: \(names.isEmpty ? "nothing" : names.joined(separator: ", "))
+              Connect with --host set to one of those names, or give the server a certificate
+              that names \(host) (chorusd makes its own for --host when certs/ is empty).
+            """)
     }
 
     /// Loud, like ssh: a changed certificate may be an attack.

@@ -149,7 +149,7 @@ public enum SelfSignedCertificate {
     }
 
     /// Letters, digits, '-', '.', and a leading "*." for wildcards; at most 253 characters.
-    private static func isValidDNSName(_ name: String) -> Bool {
+    public static func isValidDNSName(_ name: String) -> Bool {
         guard !name.isEmpty, name.utf8.count <= 253 else { return false }
         let body = name.hasPrefix("*.") ? name.dropFirst(2) : Substring(name)
         guard !body.isEmpty, !body.hasPrefix("."), !body.hasSuffix("."), !body.contains("..") else { return false }

@@ -12,6 +12,18 @@ public protocol ConnectionDelegate: AnyObject {
     func connectionDidClose(_ connection: Connection, reason: String)
 }
 
+/// A close that a limit forced, rather than either side finishing: logged and counted.
+public enum LimitClose: String, Sendable, CaseIterable {
+    /// Queued output passed `--sendq`.
+    case sendq
+    /// Queued output waited `--send-timeout` with the socket taking nothing.
+    case sendTimeout = "send_timeout"
+    /// No line for `--idle-timeout`.
+    case idle
+    /// No TLS handshake and first line within `--handshake-timeout`.
+    case handshakeTimeout = "handshake_timeout"
+}
+
 /// One accepted TLS connection on a non-blocking socket, owned by one event loop.
 ///
 /// It handshakes, reads while its owner wants input, and queues output, writing it at the
@@ -30,6 +42,8 @@ public final class Connection {
     /// is closed (`--send-timeout`; 0: never). A client that stops reading otherwise keeps
     /// its queue (up to `--sendq`, or one long reply) until the idle timeout.
     public var sendTimeout = 0.0
+    /// The limit that closed (or is closing) this connection, if one did; the first wins.
+    public private(set) var limitClose: LimitClose?
 
     private let channel: TLSChannel
     private unowned let loop: EventLoop
@@ -153,7 +167,7 @@ public final class Connection {
     /// reading pauses until the queue drains.
     private func withinQueueLimit(replyFromAReader: Bool = false) -> Bool {
         if queuedBytes > maxQueuedBytes && !replyFromAReader {
-            close(reason: "send queue over \(maxQueuedBytes) bytes")
+            close(reason: "send queue over \(maxQueuedBytes) bytes", limit: .sendq)
             return false
         }
         if !outputPaused && queuedBytes > maxQueuedBytes / 2 {
@@ -163,9 +177,11 @@ public final class Connection {
         return true
     }
 
-    /// Writes what is queued, then closes with a TLS close_notify.
-    public func closeAfterFlush() {
+    /// Writes what is queued, then closes with a TLS close_notify. `limit`: the limit
+    /// this close enforces, for the owner to log.
+    public func closeAfterFlush(limit: LimitClose? = nil) {
         guard state == .open || state == .handshaking else { return }
+        if limitClose == nil { limitClose = limit }
         state = .closing
         scheduleFlush()
     }
@@ -233,7 +249,7 @@ public final class Connection {
             }
             let waited = Double(MonotonicTime.nanoseconds() - outputMovedAt) / 1e9
             if waited >= sendTimeout {
-                close(reason: "send timeout: the client took no output for \(Int(sendTimeout)) s")
+                close(reason: "send timeout: the client took no output for \(Int(sendTimeout)) s", limit: .sendTimeout)
             } else {
                 checkStall(after: sendTimeout - waited)
             }
@@ -326,8 +342,9 @@ public final class Connection {
     // MARK: Closing
 
     /// Closes now, dropping queued output. The delegate hears about it once.
-    public func close(reason: String) {
+    public func close(reason: String, limit: LimitClose? = nil) {
         guard state != .closed else { return }
+        if limitClose == nil { limitClose = limit }
         state = .closed
         channel.close(on: loop)
         delegate?.connectionDidClose(self, reason: reason)

@@ -189,7 +189,7 @@ public final class EventLoop: @unchecked Sendable {
         while running {
             let count = epoll_wait(epollFD, events, Int32(capacity), waitTimeoutMilliseconds())
             if count < 0 && clinux_errno() != EINTR {
-                FileHandle.standardError.write(Data("chorusd: epoll_wait: \(String(cString: strerror(clinux_errno())))\n".utf8))
+                LogWriter.standardError.write("chorusd: epoll_wait: \(String(cString: strerror(clinux_errno())))")
                 break
             }
             for index in 0..<max(0, Int(count)) {

@@ -79,7 +79,7 @@ public final class Listener {
     private func pauseAccepting(because error: NetError) {
         guard !paused else { return }
         paused = true
-        FileHandle.standardError.write(Data("chorusd: \(error.message); pausing accepts for 100 ms\n".utf8))
+        LogWriter.standardError.write("chorusd: \(error.message); pausing accepts for 100 ms")
         loop.modify(fd, events: 0)
         loop.schedule(after: 0.1) { [weak self] in
             guard let self, !self.closed else { return }

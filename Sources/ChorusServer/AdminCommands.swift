@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusNet
 import ChorusStore
 import Foundation
 
@@ -55,13 +56,17 @@ extension CommandContext {
             "  messages      \(totals.messages)",
             "  events        \(totals.events) stored · \(String(format: "%.1f", status.eventsPerSecond))/s over the last minute",
             "  memory        \(memory / 1_048_576) MiB resident",
+            "  closed by     " + LimitClose.allCases.map { "\($0.rawValue) \(status.limitCloses[$0, default: 0])" }.joined(separator: " · "),
+            "  log           \(status.droppedLogLines) lines dropped (standard error full or closed)",
         ]
+        let closes = JSONValue.object(LimitClose.allCases.map { ($0.rawValue, .int(status.limitCloses[$0, default: 0])) })
         return result(.ok("server stats", body: body, [
             ("uptime", .int(Int(status.uptime))), ("sessions", .int(status.sessions)), ("online", .int(status.usersOnline)),
             ("accounts", .int(totals.accounts)), ("rooms", .int(totals.rooms)), ("tasks", .int(totals.tasks)),
             ("open_tasks", .int(totals.openTasks)), ("messages", .int(totals.messages)), ("events", .int(totals.events)),
             ("events_per_second", .string(String(format: "%.2f", status.eventsPerSecond))),
             ("events_last_minute", .int(status.eventsLastMinute)), ("memory_bytes", .int(memory)),
+            ("closed_by_limit", closes), ("log_lines_dropped", .int(status.droppedLogLines)),
         ]))
     }
 

@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusNet
 import ChorusStore
 import Foundation
 
@@ -66,6 +67,10 @@ struct ServerStatus: Sendable {
     var uptime = 0.0
     var eventsPerSecond = 0.0
     var eventsLastMinute = 0
+    /// Sessions closed by each limit since the start.
+    var limitCloses: [LimitClose: Int] = [:]
+    /// Log lines standard error could not take.
+    var droppedLogLines = 0
 }
 
 /// One household command's run on the database thread: the caller, the time, the open

@@ -92,7 +92,7 @@ final class Hub: ConnectionDelegate {
         let id = session.id
         loop.schedule(after: timeout) { [unowned self] in
             guard let session = sessions[id], !session.receivedFirstLine else { return }
-            session.connection.close(reason: "no first line within \(Int(timeout)) s")
+            session.connection.close(reason: "no first line within \(Int(timeout)) s", limit: .handshakeTimeout)
         }
     }
 
@@ -118,6 +118,7 @@ final class Hub: ConnectionDelegate {
 
     func connectionDidClose(_ connection: Connection, reason: String) {
         guard let session = sessions.removeValue(forKey: connection.id) else { return }
+        if let limit = connection.limitClose { logLimitClose(limit, of: session) }
         state.sessionCount.subtract(1, ordering: .relaxed)
         setAccount(nil, of: session)
         if let address = session.countedAddress {
@@ -126,6 +127,20 @@ final class Hub: ConnectionDelegate {
                 if counts[address] == 0 { counts[address] = nil }
             }
         }
+    }
+
+    /// One `key=value` line per close a limit forced, and its count for ADMIN STATS.
+    private func logLimitClose(_ limit: LimitClose, of session: Session) {
+        state.limitCloses.withLock { $0[limit, default: 0] += 1 }
+        let setting: String
+        switch limit {
+        case .sendq: setting = "sendq=\(configuration.sendQueueBytes)"
+        case .sendTimeout: setting = "send_timeout=\(Int(configuration.sendTimeout))"
+        case .idle: setting = "idle_timeout=\(Int(configuration.idleTimeout))"
+        case .handshakeTimeout: setting = "handshake_timeout=\(Int(configuration.handshakeTimeout))"
+        }
+        let user = session.account?.name ?? "-"
+        Log.info("close reason=\(limit.rawValue) user=\(user) addr=\(session.connection.peerHost) session=\(session.id) \(setting)")
     }
 
     /// Logs a session in or out, keeping `sessionsByUser` and who is online in step.
@@ -186,7 +201,7 @@ final class Hub: ConnectionDelegate {
             let idle = Double(MonotonicTime.nanoseconds() - session.lastActivity) / 1e9
             if idle >= self.configuration.idleTimeout && session.isIdle {
                 session.send(.error(.slowDown("idle for \(Int(idle)) s; closing (PING keeps a session open)")), tag: nil)
-                session.connection.closeAfterFlush()
+                session.connection.closeAfterFlush(limit: .idle)
             } else {
                 self.scheduleIdleCheck(session, after: max(1, self.configuration.idleTimeout - idle))
             }
@@ -199,7 +214,8 @@ final class Hub: ConnectionDelegate {
         let uptime = Double(MonotonicTime.nanoseconds() - startedAt) / 1e9
         return ServerStatus(sessions: state.sessionCount.load(ordering: .relaxed), usersOnline: state.onlineUserCount,
                             uptime: uptime, eventsPerSecond: Double(lastMinute) / min(60, max(1, uptime)),
-                            eventsLastMinute: lastMinute)
+                            eventsLastMinute: lastMinute, limitCloses: state.limitCloses.withLock { $0 },
+                            droppedLogLines: Log.droppedLines)
     }
 
     /// Closes this loop's sessions of these accounts, telling them why first.

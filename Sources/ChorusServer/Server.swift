@@ -21,6 +21,8 @@ public final class Server: Sendable {
     private let pool: WorkerPool
     private let loopsFinished = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
+    /// Held from start to shutdown: one server per data folder.
+    private let folderLock: DataFolderLock
 
     /// The hub that listens and runs the scheduler.
     private var first: LoopBound<Hub> { hubs[0] }
@@ -35,6 +37,7 @@ public final class Server: Sendable {
         Sockets.raiseOpenFileLimit()
 
         try DataDirectory.prepare(configuration.dataDirectory)
+        folderLock = try DataFolderLock(folder: configuration.dataDirectory)
         do {
             let pageLimit = configuration.databasePageLimit
             database = try DatabaseQueue(path: configuration.databasePath) { db in
@@ -177,6 +180,7 @@ public final class Server: Sendable {
         stopLoops()
         database.close()
         pool.stop()
+        folderLock.release()
     }
 
     /// Stops every loop and waits for their threads; the hubs can then be freed.

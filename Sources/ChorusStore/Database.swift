@@ -32,6 +32,7 @@ public final class Database {
     /// version left it.
     init(path: String, migrations: [Migration]) throws {
         self.path = path
+        Self.restrictToOwner(path)
         var connection: OpaquePointer?
         // NOMUTEX: one thread owns a connection, so SQLite's own locking would only cost time.
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -239,3 +240,22 @@ public final class Database {
 /// A connection belongs to one thread; `DatabaseQueue` is the way to share one.
 @available(*, unavailable)
 extension Database: Sendable {}
+
+extension Database {
+    /// Makes the database file readable and writable by its owner only (0600), whatever
+    /// the umask: it holds password hashes and everyone's messages. A new file is created
+    /// empty with that mode, which SQLite takes as a new database; SQLite gives the -wal
+    /// and -shm files it makes later the database file's mode. Files an older version
+    /// left with a wider mode are narrowed.
+    static func restrictToOwner(_ path: String) {
+        guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+        let fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 {
+            _ = fchmod(fd, 0o600)
+            Glibc.close(fd)
+        }
+        for suffix in ["-wal", "-shm", "-journal"] where access(path + suffix, F_OK) == 0 {
+            _ = chmod(path + suffix, 0o600)
+        }
+    }
+}

@@ -2,27 +2,40 @@ import ChorusCore
 import ChorusCrypto
 import ChorusServer
 import ChorusStore
+import ChorusNet
 import CLinux
 import Foundation
 
 // chorusd: flags, signals and wiring only; the server lives in ChorusServer.
 
-/// A line on standard output, unbuffered.
+/// A line on standard output. Like the log, it is written by `LogWriter`'s thread: a
+/// standard output nobody reads, or one whose reader left, never blocks or kills us.
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    LogWriter.standardOutput.write(line)
+}
+
+/// Writes what is still queued for standard output and error, then exits.
+func exitAfterFlushing(_ status: Int32) -> Never {
+    LogWriter.standardOutput.flush(timeout: 2)
+    LogWriter.standardError.flush(timeout: 2)
+    // Skip the atexit teardown of OpenSSL and Foundation: it only costs time, and leak
+    // checkers mistake what those libraries still hold at exit for leaks.
+    _exit(status)
 }
 
 func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("chorusd: \(message)\n".utf8))
-    exit(2)
+    LogWriter.standardError.write("chorusd: \(message)")
+    exitAfterFlushing(2)
 }
+
+// A reader of standard output or error that went away must make writes fail, not kill us.
+Sockets.ignoreSIGPIPE()
 
 // Catch the shutdown signals first of all: from here on SIGTERM, SIGINT and SIGHUP
 // only write a byte to a pipe, which the main thread reads below.
 let signals = clinux_shutdown_signal_pipe()
 if signals < 0 {
-    FileHandle.standardError.write(Data("chorusd: cannot catch signals\n".utf8))
-    exit(2)
+    fail("cannot catch signals")
 }
 
 let action: Flags.Action
@@ -39,6 +52,7 @@ case .version:
     print("chorusd 0.1")
 case .admin(let grant, let name, let dataDirectory):
     AdminCommand.run(grant: grant, name: name, dataDirectory: dataDirectory)
+    LogWriter.standardError.flush(timeout: 2)
 case .serve(let configuration):
     serve(configuration)
 }
@@ -48,12 +62,20 @@ func serve(_ configuration: ServerConfiguration) {
         Log.info("warning: --scrypt-log-n \(configuration.scrypt.logN) makes password hashes cheap to crack; use it for tests only")
     }
     do {
-        switch try DefaultCertificate.ensure(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath) {
-        case .created(let fingerprint):
-            say("created a self-signed certificate in \(configuration.certificatePath) for localhost and 127.0.0.1")
+        let outcome = try DefaultCertificate.ensure(certificatePath: configuration.certificatePath,
+                                                    keyPath: configuration.keyPath, host: configuration.host)
+        switch outcome {
+        case .created(let fingerprint, let names):
+            say("created a self-signed certificate in \(configuration.certificatePath) for \(names.joined(separator: ", "))")
             say("certificate SHA-256 fingerprint: \(fingerprint)")
-        case .existing(let fingerprint):
+        case .existing(let fingerprint, let missing):
             say("certificate SHA-256 fingerprint: \(fingerprint)")
+            if !missing.isEmpty {
+                let remedy = configuration.certificatePath == DefaultCertificate.certificatePath
+                    ? "to make a new self-signed one that does, stop chorusd, delete \(DefaultCertificate.certificatePath) and \(DefaultCertificate.keyPath), and start it again (clients will see a new fingerprint)"
+                    : "use a certificate that names them"
+                Log.info("warning: \(configuration.certificatePath) does not name \(missing.joined(separator: ", ")); clients that connect by those names will fail verification; \(remedy)")
+            }
         }
     } catch {
         fail("\(error)")
@@ -65,9 +87,8 @@ func serve(_ configuration: ServerConfiguration) {
     } catch {
         fail("\(error)")
     }
-    // Scripts and tests wait for this line; write it straight to the descriptor so no
-    // buffering holds it back.
-    FileHandle.standardOutput.write(Data("chorusd 0.1 listening on \(configuration.host):\(server.port)\n".utf8))
+    // Scripts and tests wait for this line.
+    say("chorusd 0.1 listening on \(configuration.host):\(server.port)")
 
     // The main thread has nothing else to do: it waits for SIGTERM or SIGINT.
     var signal: UInt8 = 0
@@ -89,9 +110,6 @@ func serve(_ configuration: ServerConfiguration) {
     }
     server.shutDown()
     Log.info("stopped cleanly")
-    // Sessions, listener and database are closed and every line is written (standard
-    // output and error are unbuffered here). Leave without the atexit teardown of
-    // OpenSSL and Foundation: it only costs time, and leak checkers mistake what those
-    // libraries still hold at exit for leaks.
-    _exit(0)
+    // Sessions, listener and database are closed; the log's last lines go out first.
+    exitAfterFlushing(0)
 }

@@ -141,7 +141,8 @@ import Testing
 
         let first = try Daemon(["--port", "0", "--scrypt-log-n", "10"], in: directory.path)
         #expect(try first.waitUntilListening())
-        let busy = try Self.run(["--port", String(first.port), "--scrypt-log-n", "10"], in: directory.path)
+        // Its own data folder: the first one's is locked (DataFolderTests).
+        let busy = try Self.run(["--port", String(first.port), "--data", "other", "--scrypt-log-n", "10"], in: directory.path)
         #expect(busy.status == 2)
         #expect(busy.stderr.contains("cannot bind"))
         #expect(busy.stderr.split(separator: "\n").count == 2) // the low-cost warning and the error

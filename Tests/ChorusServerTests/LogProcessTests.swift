@@ -1,0 +1,204 @@
+import ChorusClient
+import Foundation
+import Glibc
+import Testing
+
+/// chorusd's standard error as operators wire it: a pipe whose reader left, a pipe nobody
+/// reads, and the `key=value` lines it writes when a limit closes a session.
+@Suite(.timeLimit(.minutes(3))) struct LogProcessTests {
+    static let password = "correct horse battery staple"
+
+    /// A chorusd whose standard error is read as it comes (unlike `ProcessTests.Daemon`).
+    final class LoggedDaemon {
+        let daemon: ProcessTests.Daemon
+        let stderr = ChorusRun.Capture()
+        let directory: TemporaryDirectory
+
+        init(_ flags: [String]) throws {
+            directory = try TemporaryDirectory()
+            daemon = try ProcessTests.Daemon(["--port", "0", "--data", "data", "--scrypt-log-n", "10"] + flags,
+                                             in: directory.path)
+            stderr.drain(daemon.errors)
+            #expect(try daemon.waitUntilListening())
+        }
+
+        var port: Int { daemon.port }
+        var certificate: String { directory.path + "/certs/server.crt" }
+
+        func client() throws -> TestClient {
+            try TestClient(port: port, certificatePath: certificate)
+        }
+
+        /// A JSON-mode session of a new account.
+        func device(_ name: String) throws -> Device {
+            let client = try client()
+            #expect(try client.last("REGISTER \(name) \"\(LogProcessTests.password)\"").hasPrefix("OK"))
+            return try Device(client: client, user: name, label: name)
+        }
+
+        /// A JSON-mode session of a new account made a server admin.
+        func admin(_ name: String) throws -> Device {
+            let device = try device(name)
+            #expect(try ProcessTests.run(["admin", "grant", name, "--data", "data"], in: directory.path).status == 0)
+            return device
+        }
+
+        /// Waits until a line of standard error contains every one of `parts`.
+        func waitForLine(containing parts: [String], timeout: Double = 30) -> String? {
+            let deadline = Date().addingTimeInterval(timeout)
+            repeat {
+                let lines = stderr.text.split(separator: "\n").map(String.init)
+                if let line = lines.first(where: { line in parts.allSatisfy { line.contains($0) } }) { return line }
+                Thread.sleep(forTimeInterval: 0.05)
+            } while Date() < deadline
+            return nil
+        }
+
+        func stop() {
+            daemon.process.terminate()
+            daemon.process.waitUntilExit()
+        }
+    }
+
+    /// ADMIN STATS' count of sessions closed by `limit`.
+    static func closed(by limit: String, _ admin: Device) throws -> Int {
+        let stats = try admin.ok("ADMIN STATS")
+        return (stats["closed_by_limit"] as? JSON)?[limit] as? Int ?? -1
+    }
+
+    /// Standard error on a pipe whose reader is gone (`chorusd 2> >(tee log)` after Ctrl-C):
+    /// each log line fails with EPIPE. Before, the first one killed the server (SIGILL from
+    /// FileHandle.write); now it is dropped, counted in ADMIN STATS, and the server serves on.
+    @Test func aClosedStandardErrorCostsLogLinesNotTheServer() throws {
+        let directory = try TemporaryDirectory()
+        let daemon = try ProcessTests.Daemon(["--port", "0", "--data", "data", "--scrypt-log-n", "10"], in: directory.path)
+        #expect(try daemon.waitUntilListening())
+        try daemon.errors.fileHandleForReading.close()
+        let certificate = directory.path + "/certs/server.crt"
+        // Each REGISTER logs a line.
+        for index in 0..<3 {
+            let client = try TestClient(port: daemon.port, certificatePath: certificate)
+            #expect(try client.last("REGISTER user\(index) \"\(Self.password)\"").hasPrefix("OK"))
+        }
+        let admin = try TestClient(port: daemon.port, certificatePath: certificate)
+        #expect(try admin.last("REGISTER root \"\(Self.password)\"").hasPrefix("OK"))
+        #expect(try ProcessTests.run(["admin", "grant", "root", "--data", "data"], in: directory.path).status == 0)
+        let device = try Device(client: admin, user: "root", label: "root")
+        var dropped = 0
+        let deadline = Date().addingTimeInterval(20)
+        while dropped == 0 && Date() < deadline {
+            dropped = try device.ok("ADMIN STATS")["log_lines_dropped"] as? Int ?? -1
+            if dropped == 0 { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(dropped > 0)
+        #expect(try admin.last("ADMIN STATS").contains("\"log_lines_dropped\""))
+        #expect(try admin.last("MODE text").hasPrefix("OK"))
+        #expect(try admin.call("ADMIN STATS").contains { $0.contains("lines dropped") })
+        #expect(daemon.process.isRunning)
+        daemon.process.terminate()
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationStatus == 0)
+    }
+
+    /// Standard error on a pipe nobody reads (a stopped `less`, a hung collector): once
+    /// the pipe is full, writes block. Before, the loop thread blocked in the write of the
+    /// next log line and every session froze; now logins and commands go on.
+    @Test func aFullStandardErrorDoesNotBlockTheServer() throws {
+        let directory = try TemporaryDirectory()
+        let daemon = try ProcessTests.Daemon(["--port", "0", "--data", "data", "--scrypt-log-n", "10"], in: directory.path)
+        #expect(try daemon.waitUntilListening())
+        // The smallest pipe the kernel allows (a page): a few dozen lines fill it.
+        let F_SETPIPE_SZ: Int32 = 1031
+        #expect(fcntl(daemon.errors.fileHandleForReading.fileDescriptor, F_SETPIPE_SZ, 4096) >= 4096)
+        let certificate = directory.path + "/certs/server.crt"
+        // Each REGISTER logs about 60 bytes: 200 of them are three times the pipe.
+        for index in 0..<200 {
+            let client = try TestClient(port: daemon.port, certificatePath: certificate)
+            #expect(try client.last("REGISTER user\(index) \"\(Self.password)\"").hasPrefix("OK"))
+        }
+        let again = try TestClient(port: daemon.port, certificatePath: certificate)
+        #expect(try again.last("LOGIN user7 \"\(Self.password)\"").hasPrefix("OK logged in as user7"))
+        #expect(try again.last("PING still") == "OK PONG still")
+        daemon.process.terminate()
+        daemon.process.waitUntilExit()
+    }
+
+    /// A socket that never starts TLS, and a session that goes quiet: each is closed by its
+    /// timeout with one `close reason=...` line and counted in ADMIN STATS. Before, neither
+    /// left a trace in the log.
+    @Test func timeoutClosesAreLoggedAndCounted() throws {
+        let server = try LoggedDaemon(["--handshake-timeout", "2", "--idle-timeout", "3"])
+        defer { server.stop() }
+        let admin = try server.admin("root")
+        let idler = try server.client()
+        #expect(try idler.last("REGISTER idler \"\(Self.password)\"").hasPrefix("OK"))
+        let silent = rawConnection(port: server.port)
+        defer { close(silent) }
+
+        // The admin keeps its own session alive while it waits.
+        var handshake: String?
+        var idle: String?
+        let deadline = Date().addingTimeInterval(30)
+        while (handshake == nil || idle == nil) && Date() < deadline {
+            #expect(try admin.ok("PING")["pong"] != nil)
+            handshake = server.waitForLine(containing: ["close reason=handshake_timeout", "user=-", "addr=127.0.0.1"], timeout: 0.5)
+            idle = server.waitForLine(containing: ["close reason=idle", "user=idler", "addr=127.0.0.1"], timeout: 0.5)
+        }
+        #expect(handshake?.contains("handshake_timeout=2") == true, "\(server.stderr.text)")
+        #expect(idle?.contains("idle_timeout=3") == true, "\(server.stderr.text)")
+        #expect(try Self.closed(by: "handshake_timeout", admin) == 1)
+        #expect(try Self.closed(by: "idle", admin) == 1)
+        #expect(try Self.closed(by: "sendq", admin) == 0)
+        #expect(try idler.connection.readLine(timeout: 5)?.contains("idle for") == true)
+    }
+
+    /// A member who reads nothing while the room fills their queue past --sendq is closed
+    /// with `close reason=sendq user=NAME` and counted; likewise one whose output waits
+    /// --send-timeout.
+    @Test func sendLimitClosesAreLoggedAndCounted() throws {
+        let server = try LoggedDaemon(["--sendq", "65536", "--send-timeout", "3600", "--rate", "100000", "--burst", "100000"])
+        defer { server.stop() }
+        let sender = try server.admin("sender")
+        let sleeper = try server.device("sleeper")
+        let room = id(try sender.ok("ROOM CREATE Flat")["room"])
+        try sender.ok("ROOM ADD \(room) sleeper")
+        _ = try sleeper.drain()
+        let text = String(repeating: "q", count: 3900)
+        var line: String?
+        var sent = 0
+        // The sender in text mode, whose replies are short: its own queue has the same limit.
+        #expect(try sender.client.last("MODE text").hasPrefix("OK"))
+        while line == nil && sent < 4000 {
+            try sender.client.connection.sendRaw(Array((sent..<sent + 50).map { "SAY \(room) \($0) \(text)\r\n" }.joined().utf8))
+            for _ in 0..<50 { #expect(try sender.client.reply().last?.hasPrefix("OK") == true) }
+            sent += 50
+            line = server.waitForLine(containing: ["close reason=sendq", "user=sleeper"], timeout: 0)
+        }
+        line = line ?? server.waitForLine(containing: ["close reason=sendq", "user=sleeper"])
+        #expect(line?.contains("sendq=65536") == true, "\(server.stderr.text)")
+        #expect(try sender.client.last("MODE json").hasPrefix("{"))
+        #expect(try Self.closed(by: "sendq", sender) == 1)
+        #expect(try Self.closed(by: "send_timeout", sender) == 0)
+    }
+
+    /// The send timeout, on its own server: a queue far below --sendq that the client
+    /// does not read for --send-timeout seconds.
+    @Test func sendTimeoutClosesAreLoggedAndCounted() throws {
+        let server = try LoggedDaemon(["--sendq", "67108864", "--send-timeout", "2", "--rate", "100000", "--burst", "100000"])
+        defer { server.stop() }
+        let sender = try server.admin("sender")
+        let sleeper = try server.device("sleeper")
+        let room = id(try sender.ok("ROOM CREATE Flat")["room"])
+        try sender.ok("ROOM ADD \(room) sleeper")
+        _ = try sleeper.drain()
+        let text = String(repeating: "s", count: 3900)
+        // About 8 MB: more than the kernel's buffers hold for a client that reads nothing.
+        for batch in stride(from: 0, to: 2000, by: 50) {
+            let replies = try sender.pipeline((batch..<batch + 50).map { "SAY \(room) \($0) \(text)" })
+            #expect(replies.allSatisfy { $0["type"] as? String == "ok" })
+        }
+        let line = server.waitForLine(containing: ["close reason=send_timeout", "user=sleeper"])
+        #expect(line?.contains("send_timeout=2") == true, "\(server.stderr.text)")
+        #expect(try Self.closed(by: "send_timeout", sender) == 1)
+    }
+}
