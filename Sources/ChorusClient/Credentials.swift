@@ -25,9 +25,11 @@ public enum Credentials: CustomStringConvertible {
     }
 
     /// Reads the secrets the flags point at: `--password-file` or `CHORUS_PASSWORD` with
-    /// `--user`; `--token-file` or `CHORUS_TOKEN` otherwise. Nil when none are given.
+    /// `--user`, else what `askPassword` gets (at a terminal, a prompt without echo);
+    /// `--token-file` or `CHORUS_TOKEN` otherwise. Nil when none are given.
     public static func load(user: String?, passwordFile: String?, tokenFile: String?,
-                            environment: [String: String]) throws(ClientFailure) -> Credentials? {
+                            environment: [String: String],
+                            askPassword: ((_ user: String) -> String?)? = nil) throws(ClientFailure) -> Credentials? {
         if let user {
             guard tokenFile == nil else { throw ClientFailure("--user and --token-file do not go together") }
             if let passwordFile {
@@ -36,7 +38,14 @@ public enum Credentials: CustomStringConvertible {
             if let password = environment["CHORUS_PASSWORD"], !password.isEmpty {
                 return .password(user: user, password: password)
             }
-            throw ClientFailure("--user \(user) needs a password: --password-file FILE or the CHORUS_PASSWORD variable")
+            if let askPassword {
+                guard let password = askPassword(user), !password.isEmpty else {
+                    throw ClientFailure("no password given for \(user)")
+                }
+                return .password(user: user, password: password)
+            }
+            throw ClientFailure("--user \(user) needs a password: --password-file FILE, the CHORUS_PASSWORD variable, "
+                                + "or run chorus at a terminal to be asked")
         }
         if passwordFile != nil { throw ClientFailure("--password-file needs --user NAME") }
         if let tokenFile {

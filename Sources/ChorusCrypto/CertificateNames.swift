@@ -17,6 +17,19 @@ public enum CertificateNames {
         return subjectAltNames(certificate: certificate)
     }
 
+    /// Whether the first certificate in a PEM file issued itself (a self-signed one, like
+    /// those chorusd makes) rather than coming from a CA.
+    public static func isSelfIssued(pemFile path: String) throws -> Bool {
+        ERR_clear_error()
+        guard let bio = BIO_new_file(path, "r") else { throw CryptoError.openSSL("cannot read certificate \(path)") }
+        defer { BIO_free(bio) }
+        guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
+            throw CryptoError.openSSL("cannot parse certificate \(path)")
+        }
+        defer { X509_free(certificate) }
+        return X509_check_issued(certificate, certificate) == X509_V_OK
+    }
+
     /// The names of an in-memory X509 (a TLS peer's); empty when it has no subjectAltName.
     public static func subjectAltNames(certificate: OpaquePointer) -> [String] {
         guard let raw = X509_get_ext_d2i(certificate, NID_subject_alt_name, nil, nil) else {

@@ -44,11 +44,11 @@ public enum DefaultCertificate {
         do {
             let fingerprint = try CertificateFingerprint.sha256(pemFile: certificatePath)
             let held = try CertificateNames.subjectAltNames(pemFile: certificatePath)
-            // A bought or CA-made certificate is checked against the one name --host gives;
-            // the self-made pair against every name it would be made with.
+            // A certificate from a CA is checked against the one name --host gives; a
+            // self-signed one in the default place against every name it would be made with.
             let required: [String]
             if ListeningNames.isWildcard(host) {
-                required = isDefault ? names.entries : []
+                required = try isDefault && CertificateNames.isSelfIssued(pemFile: certificatePath) ? names.entries : []
             } else {
                 required = [host]
             }

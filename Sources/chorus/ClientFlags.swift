@@ -33,7 +33,8 @@ struct ClientFlags {
                                  (AB:CD:..., any case, colons optional)
           --insecure             do not check the certificate at all
           --user NAME            log in as NAME; the password is the first line of
-          --password-file F      F, or the CHORUS_PASSWORD environment variable
+          --password-file F      F, or the CHORUS_PASSWORD environment variable; at a
+                                 terminal with neither, chorus asks (without echo)
           --token-file F         log in with the bot token in F (or CHORUS_TOKEN)
           --json                 JSON lines instead of text (for bots)
           --help, --version

@@ -24,8 +24,11 @@ func runClient(_ arguments: [String], environment: [String: String]) throws(Clie
         print("chorus 0.1")
         return 0
     }
+    // At a terminal a person can type the password; elsewhere (scripts, pipes) it must
+    // come from a file or the environment.
+    let prompt: ((String) -> String?)? = isatty(0) == 1 ? { PasswordPrompt.ask("Password for \($0): ") } : nil
     let credentials = try Credentials.load(user: flags.user, passwordFile: flags.passwordFile,
-                                           tokenFile: flags.tokenFile, environment: environment)
+                                           tokenFile: flags.tokenFile, environment: environment, askPassword: prompt)
     var ask: ((String) -> Bool)?
     if isatty(0) == 1 { ask = { askOnTerminal($0) } }
     let connector = ServerConnector(host: flags.host, port: flags.port, trust: flags.trust(environment: environment),
