@@ -150,7 +150,7 @@ public struct Presentation: Sendable {
 
     /// One task as a listing line: `  #12  Take out trash   Flat 2B  [####------]  40%  due ...`.
     public func taskLine(_ task: TaskRecord, titleWidth: Int = 24, roomWidth: Int = 12) -> String {
-        let id = "#\(task.id)".padded(toColumns: 6)
+        let id = "#\(task.id) ".padded(toColumns: 6)  // a blank after the id, however long
         let title = fit(task.title, titleWidth)
         let room = fit(task.roomName ?? "(personal)", roomWidth)
         var line = "  \(id)\(title)  \(room)  \(Self.bar(task.effectiveProgress))"
@@ -161,7 +161,7 @@ public struct Presentation: Sendable {
     }
 
     public func roomLine(_ room: RoomRecord) -> String {
-        let id = "#\(room.id)".padded(toColumns: 6)
+        let id = "#\(room.id) ".padded(toColumns: 6)
         return "  \(id)\(fit(room.name, 24))  \(Self.bar(room.progress))  \(room.open) open  \(room.role.rawValue)"
     }
 

@@ -120,4 +120,14 @@ import Testing
         #expect(line.contains("[####------]  40%"))
         #expect(line.hasSuffix("@bob"))
     }
+
+    /// An id too long for its column still has a blank after it (a restored server's
+    /// counters start a million on): `#1000002 Take out trash`, not `#1000002Take`.
+    @Test func longIDsKeepABlank() {
+        let long = TaskRecord(id: 1_000_002, room: 3, roomName: "Flat 2B", ownerID: nil, title: "Take out trash", notes: nil,
+                              done: false, progress: 0, assignee: nil, creator: "alice", creatorID: 1, due: nil, start: nil,
+                              estimate: nil, points: 1, parent: nil, repeatRule: nil, rotate: nil, remind: nil,
+                              created: "2026-11-29T18:04:05Z", doneAt: nil, doneBy: nil, computedProgress: nil)
+        #expect(Presentation(now: now).taskLine(long).hasPrefix("  #1000002 Take out trash"))
+    }
 }
