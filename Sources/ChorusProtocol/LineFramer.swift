@@ -27,13 +27,20 @@ public struct LineFramer: Sendable {
     public var tagWindow: Int { min(128, maxLine + 2) }
 
     public let maxLine: Int
+    /// Complete lines not yet taken, `lines[start...]`, one after another, each ending in
+    /// a newline (CR dropped, empty lines left out). One buffer rather than an array per
+    /// line: a read of 16 KiB of one-byte lines would otherwise hold thousands of heap
+    /// arrays, about forty times its size, for as long as the rate limit makes it wait.
+    private var lines: [UInt8] = []
+    private var start = 0
+    private var linesWaiting = 0
+    /// Over-long lines among them, each with its place in the order of frames.
+    private var overlong: [(frame: Int, tag: String?)] = []
+    /// Frames cut so far, and taken so far: the places `overlong` refers to.
+    private var framesCut = 0
+    private var framesTaken = 0
     /// The line still waiting for its newline; never more than `maxLine + 1` bytes.
     private var partial: [UInt8] = []
-    /// Frames cut and not yet taken: `ready[taken...]`.
-    private var ready: [Frame] = []
-    private var taken = 0
-    /// Bytes of the lines in `ready` not yet taken.
-    private var readyBytes = 0
     /// Inside an over-long line already reported: its bytes are dropped up to its newline.
     private var discarding = false
 
@@ -41,15 +48,16 @@ public struct LineFramer: Sendable {
         self.maxLine = maxLine
     }
 
-    /// Bytes held: complete lines not yet taken, and the unfinished line.
-    public var bufferedCount: Int { readyBytes + partial.count }
+    /// Bytes held: complete lines not yet taken (without their newlines), and the
+    /// unfinished line.
+    public var bufferedCount: Int { lines.count - start - linesWaiting + partial.count }
 
     /// Bytes held of the line that has no newline yet (at most `maxLine + 1`).
     public var unfinishedCount: Int { partial.count }
 
     /// Whether `next()` would return a frame without more input. Lets a caller ration
     /// lines without losing one.
-    public var hasCompleteLine: Bool { taken < ready.count }
+    public var hasCompleteLine: Bool { linesWaiting > 0 || !overlong.isEmpty }
 
     public mutating func append<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         let done: Void? = bytes.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
@@ -74,20 +82,29 @@ public struct LineFramer: Sendable {
 
     /// The next frame, or nil when more bytes are needed.
     public mutating func next() -> Frame? {
-        guard taken < ready.count else { return nil }
-        let frame = ready[taken]
-        // The slot lets go of the line, so the caller holds its only copy.
-        ready[taken] = .tooLong(tag: nil)
-        taken += 1
-        if case .line(let bytes) = frame { readyBytes -= bytes.count }
-        if taken == ready.count {
-            ready.removeAll(keepingCapacity: ready.capacity <= 64)
-            taken = 0
-        } else if taken >= 1024 && taken * 2 > ready.count {
-            ready.removeSubrange(0..<taken)
-            taken = 0
+        if let first = overlong.first, first.frame == framesTaken {
+            overlong.removeFirst()
+            framesTaken += 1
+            return .tooLong(tag: first.tag)
         }
-        return frame
+        guard linesWaiting > 0 else { return nil }
+        let end = lines.withUnsafeBytes { buffer -> Int in
+            // Every waiting line ends in a newline, so there is one.
+            let found = memchr(buffer.baseAddress! + start, Int32(UInt8(ascii: "\n")), buffer.count - start)!
+            return buffer.baseAddress!.distance(to: UnsafeRawPointer(found))
+        }
+        let line = Array(lines[start..<end])
+        start = end + 1
+        linesWaiting -= 1
+        framesTaken += 1
+        if start == lines.count {
+            lines.removeAll(keepingCapacity: lines.capacity <= 16_384)
+            start = 0
+        } else if start > 4096 && start * 2 > lines.count {
+            lines.removeSubrange(0..<start)
+            start = 0
+        }
+        return .line(line)
     }
 
     /// `partial` plus `segment` is a whole line (its newline not included).
@@ -100,18 +117,17 @@ public struct LineFramer: Sendable {
         var length = partial.count + segment.count
         if (segment.last ?? partial.last) == UInt8(ascii: "\r") { length -= 1 }
         if length > maxLine {
-            ready.append(.tooLong(tag: tag(of: segment)))
-            partial = []
+            overlong.append((framesCut, tag(of: segment)))
+            framesCut += 1
         } else if length > 0 {
-            var line = partial
-            partial = []
-            line.append(contentsOf: segment)
-            if line.last == UInt8(ascii: "\r") { line.removeLast() }
-            readyBytes += line.count
-            ready.append(.line(line))
-        } else {
-            partial = []
+            lines.append(contentsOf: partial)
+            lines.append(contentsOf: segment)
+            if lines.last == UInt8(ascii: "\r") { lines.removeLast() }
+            lines.append(UInt8(ascii: "\n"))
+            linesWaiting += 1
+            framesCut += 1
         }
+        partial = []
     }
 
     /// Bytes after the last newline: kept while the line can still fit, else reported
@@ -119,7 +135,8 @@ public struct LineFramer: Sendable {
     private mutating func holdUnfinished(_ rest: UnsafeRawBufferPointer) {
         if discarding { return }
         if partial.count + rest.count > maxLine + 1 {
-            ready.append(.tooLong(tag: tag(of: rest)))
+            overlong.append((framesCut, tag(of: rest)))
+            framesCut += 1
             partial = []
             discarding = true
         } else {

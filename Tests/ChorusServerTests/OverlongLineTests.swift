@@ -37,6 +37,28 @@ import Testing
         #expect(daemon.finish().status == 0)
     }
 
+    /// A hundred strangers each send 32 KiB of one-byte lines and read nothing: past the
+    /// rate limit's burst their lines wait, and the server holds them at about their own
+    /// size (a few MiB in all). Before, each waiting line was an array of its own, some
+    /// forty times its size: tens of MiB here, gigabytes at --max-connections.
+    @Test func waitingShortLinesCostAboutTheirSize() throws {
+        let directory = try TemporaryDirectory()
+        let daemon = try ProcessTests.Daemon(["--port", "0", "--data", "data", "--scrypt-log-n", "10"], in: directory.path)
+        #expect(try daemon.waitUntilListening())
+        let pid = daemon.process.processIdentifier
+        let clients = try (0..<100).map { _ in try TestClient(port: daemon.port, certificatePath: directory.path + "/certs/server.crt") }
+        for client in clients { #expect(try client.last("PING ready") == "OK PONG ready") }
+        let before = try Self.memoryKiB(pid, "VmRSS")
+        let burst = [UInt8](repeating: 0, count: 32 * 1024).enumerated().map { $0.offset % 2 == 0 ? UInt8(ascii: "P") : UInt8(ascii: "\n") }
+        for client in clients { try client.connection.sendRaw(burst) }
+        // Time for every session to read what it will before the rate limit stops it.
+        Thread.sleep(forTimeInterval: 1.5)
+        let after = try Self.memoryKiB(pid, "VmRSS")
+        #expect(after - before < 16 * 1024, "\(before) KiB before, \(after) KiB with the lines waiting")
+        daemon.process.terminate()
+        #expect(daemon.finish().status == 0)
+    }
+
     /// `@t6 REGISTER bob xxxx…`: the 413 carries t6, in text and in JSON mode, whether the
     /// newline came or not, and for the smaller limit before login too.
     @Test func overlongLineReplyCarriesItsTag() throws {
