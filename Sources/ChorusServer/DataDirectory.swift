@@ -35,7 +35,7 @@ enum DataDirectory {
 /// flock(2) on `chorusd.lock` in the folder. The kernel drops the lock when the process
 /// ends however it ends, so a crash leaves no stale lock behind; the file's content (the
 /// holder's pid) is only for people.
-final class DataFolderLock: Sendable {
+public final class DataFolderLock: Sendable {
     static let fileName = "chorusd.lock"
     private let fd: Atomic<Int32>
 

@@ -27,17 +27,24 @@ public final class Server: Sendable {
     /// The hub that listens and runs the scheduler.
     private var first: LoopBound<Hub> { hubs[0] }
 
-    public static func start(_ configuration: ServerConfiguration, clock: any Clock = SystemClock()) throws -> Server {
-        try Server(configuration, clock: clock)
+    /// Starts on the data folder `lock` holds, or locks it first when nil.
+    public static func start(_ configuration: ServerConfiguration, clock: any Clock = SystemClock(),
+                             holding lock: DataFolderLock? = nil) throws -> Server {
+        try Server(configuration, clock: clock, lock: lock ?? lockDataFolder(of: configuration))
     }
 
-    private init(_ configuration: ServerConfiguration, clock: any Clock) throws {
+    /// Makes the data folder if needed and takes its lock: chorusd does this before
+    /// anything else, so a second server on the folder says only that and exits.
+    public static func lockDataFolder(of configuration: ServerConfiguration) throws -> DataFolderLock {
+        try DataDirectory.prepare(configuration.dataDirectory)
+        return try DataFolderLock(folder: configuration.dataDirectory)
+    }
+
+    private init(_ configuration: ServerConfiguration, clock: any Clock, lock: DataFolderLock) throws {
         self.configuration = configuration
         Sockets.ignoreSIGPIPE()
         Sockets.raiseOpenFileLimit()
-
-        try DataDirectory.prepare(configuration.dataDirectory)
-        folderLock = try DataFolderLock(folder: configuration.dataDirectory)
+        folderLock = lock
         do {
             let pageLimit = configuration.databasePageLimit
             database = try DatabaseQueue(path: configuration.databasePath) { db in

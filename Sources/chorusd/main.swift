@@ -58,6 +58,13 @@ case .serve(let configuration):
 }
 
 func serve(_ configuration: ServerConfiguration) {
+    // First of all: a second chorusd on this folder says only that, and touches nothing.
+    let folderLock: DataFolderLock
+    do {
+        folderLock = try Server.lockDataFolder(of: configuration)
+    } catch {
+        fail("\(error)")
+    }
     if configuration.scrypt.logN < 14 {
         Log.info("warning: --scrypt-log-n \(configuration.scrypt.logN) makes password hashes cheap to crack; use it for tests only")
     }
@@ -83,7 +90,7 @@ func serve(_ configuration: ServerConfiguration) {
 
     let server: Server
     do {
-        server = try Server.start(configuration)
+        server = try Server.start(configuration, holding: folderLock)
     } catch {
         fail("\(error)")
     }

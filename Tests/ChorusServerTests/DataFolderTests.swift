@@ -10,8 +10,8 @@ import Testing
         return Int(status.st_mode) & 0o777
     }
 
-    /// A second chorusd on a folder a running one uses: one line on standard error, exit
-    /// 2, and the database untouched. Before, both ran, each with its own caches and event
+    /// A second chorusd on a folder a running one uses: one line on standard error and
+    /// nothing on standard output, exit 2, and the database untouched. Before, both ran, each with its own caches and event
     /// order. Once the first stops, the folder is free again.
     @Test func aSecondServerOnTheSameFolderRefusesToStart() throws {
         let directory = try TemporaryDirectory()
@@ -31,6 +31,9 @@ import Testing
         #expect(lines.count == 1, "\(second.stderr)")
         #expect(lines.first?.contains("data folder data is in use by another chorusd (pid \(first.process.processIdentifier))") == true,
                 "\(second.stderr)")
+        // Nothing else: the lock is taken before the certificate is looked at.
+        let said = String(decoding: starting.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(said.isEmpty, "standard output: \(said)")
         // The first still serves.
         let client = try TestClient(port: first.port, certificatePath: directory.path + "/certs/server.crt")
         #expect(try client.last("PING") == "OK PONG")
