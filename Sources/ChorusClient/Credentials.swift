@@ -31,7 +31,7 @@ public enum Credentials: CustomStringConvertible {
     /// still used.
     public static func load(user: String?, passwordFile: String?, tokenFile: String?,
                             environment: [String: String],
-                            askPassword: ((_ user: String) -> String?)? = nil,
+                            askPassword: ((_ user: String) throws(ClientFailure) -> String?)? = nil,
                             warn: (String) -> Void = Self.warnOnStandardError) throws(ClientFailure) -> Credentials? {
         if let user {
             guard tokenFile == nil else { throw ClientFailure("--user and --token-file do not go together") }
@@ -42,7 +42,7 @@ public enum Credentials: CustomStringConvertible {
                 return .password(user: user, password: password)
             }
             if let askPassword {
-                guard let password = askPassword(user), !password.isEmpty else {
+                guard let password = try askPassword(user), !password.isEmpty else {
                     throw ClientFailure("no password given for \(user)")
                 }
                 return .password(user: user, password: password)
