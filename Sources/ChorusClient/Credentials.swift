@@ -26,20 +26,23 @@ public enum Credentials: CustomStringConvertible {
 
     /// Reads the secrets the flags point at: `--password-file` or `CHORUS_PASSWORD` with
     /// `--user`, else what `askPassword` gets (at a terminal, a prompt without echo);
-    /// `--token-file` or `CHORUS_TOKEN` otherwise. Nil when none are given.
+    /// `--token-file` or `CHORUS_TOKEN` otherwise. Nil when none are given. A file that
+    /// its group or others may read gets one line to `warn` (as ssh does for keys); it is
+    /// still used.
     public static func load(user: String?, passwordFile: String?, tokenFile: String?,
                             environment: [String: String],
-                            askPassword: ((_ user: String) -> String?)? = nil) throws(ClientFailure) -> Credentials? {
+                            askPassword: ((_ user: String) throws(ClientFailure) -> String?)? = nil,
+                            warn: (String) -> Void = Self.warnOnStandardError) throws(ClientFailure) -> Credentials? {
         if let user {
             guard tokenFile == nil else { throw ClientFailure("--user and --token-file do not go together") }
             if let passwordFile {
-                return .password(user: user, password: try firstLine(of: passwordFile, what: "password file"))
+                return .password(user: user, password: try firstLine(of: passwordFile, what: "password file", warn: warn))
             }
             if let password = environment["CHORUS_PASSWORD"], !password.isEmpty {
                 return .password(user: user, password: password)
             }
             if let askPassword {
-                guard let password = askPassword(user), !password.isEmpty else {
+                guard let password = try askPassword(user), !password.isEmpty else {
                     throw ClientFailure("no password given for \(user)")
                 }
                 return .password(user: user, password: password)
@@ -49,7 +52,7 @@ public enum Credentials: CustomStringConvertible {
         }
         if passwordFile != nil { throw ClientFailure("--password-file needs --user NAME") }
         if let tokenFile {
-            return .token(try firstLine(of: tokenFile, what: "token file").trimmingSpaces)
+            return .token(try firstLine(of: tokenFile, what: "token file", warn: warn).trimmingSpaces)
         }
         if let token = environment["CHORUS_TOKEN"]?.trimmingSpaces, !token.isEmpty {
             return .token(token)
@@ -57,10 +60,19 @@ public enum Credentials: CustomStringConvertible {
         return nil
     }
 
+    public static func warnOnStandardError(_ line: String) {
+        FileHandle.standardError.write(Data("chorus: warning: \(line)\n".utf8))
+    }
+
     /// The first line without its line end; the rest of the file is ignored.
-    static func firstLine(of path: String, what: String) throws(ClientFailure) -> String {
+    static func firstLine(of path: String, what: String, warn: (String) -> Void) throws(ClientFailure) -> String {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ClientFailure("cannot read \(what) \(path)")
+        }
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & (S_IRGRP | S_IROTH) != 0 {
+            let mode = String(status.st_mode & 0o777, radix: 8)
+            warn("the \(what) \(path) can be read by other users (mode \(mode)); make it yours alone: chmod 600 \(path)")
         }
         let text = String(decoding: data, as: UTF8.self)
         var line = Substring(text.prefix { $0 != "\n" && $0 != "\r\n" })

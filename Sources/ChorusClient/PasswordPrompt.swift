@@ -5,8 +5,14 @@ import Glibc
 /// typed shows. The terminal's settings come back afterwards, and also when a signal
 /// (Ctrl-C, a kill) ends the program mid-prompt.
 public enum PasswordPrompt {
+    /// The longest password the server accepts (AccountRules.passwordBytes): a longer
+    /// line is not kept in memory, and cannot be one.
+    public static let maxBytes = 1024
+
     /// Nil when standard input is not a terminal or the reading ended without a line.
-    public static func ask(_ prompt: String, descriptor: Int32 = 0) -> String? {
+    /// Throws when the line is longer than `maxBytes` (read to its end, so nothing of it
+    /// is left on the terminal for the next read).
+    public static func ask(_ prompt: String, descriptor: Int32 = 0) throws(ClientFailure) -> String? {
         guard isatty(descriptor) == 1, tcgetattr(descriptor, &TerminalRestore.saved) == 0 else { return nil }
         TerminalRestore.descriptor = descriptor
         var quiet = TerminalRestore.saved
@@ -22,6 +28,7 @@ public enum PasswordPrompt {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         var ended = false
+        var overlong = false
         while true {
             let count = read(descriptor, &byte, 1)
             if count < 0 && errno == EINTR { continue }
@@ -30,10 +37,14 @@ public enum PasswordPrompt {
                 ended = true
                 break
             }
-            line.append(byte)
+            // One byte more than the bound, for a "\r" that is not counted.
+            if line.count <= maxBytes { line.append(byte) } else { overlong = true }
         }
         writeToStandardError("\n")
         if line.last == UInt8(ascii: "\r") { line.removeLast() }
+        if overlong || line.count > maxBytes {
+            throw ClientFailure("the password typed is longer than \(maxBytes) bytes, the most a Chorus password can be")
+        }
         guard ended || !line.isEmpty else { return nil }
         return String(decoding: line, as: UTF8.self)
     }

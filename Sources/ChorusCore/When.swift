@@ -154,12 +154,7 @@ public struct When: Sendable, Equatable {
     func localParts(calendar: Calendar) -> (date: CivilDate, hour: Int, minute: Int, second: Int)? {
         if dateOnly { return When.civilDate(stored).map { ($0, 0, 0, 0) } }
         guard let moment = When.utcInstant(stored) else { return nil }
-        var gregorian = calendar
-        if gregorian.identifier != .gregorian {
-            gregorian = Calendar(identifier: .gregorian)
-            gregorian.timeZone = calendar.timeZone
-        }
-        let parts = gregorian.dateComponents([.year, .month, .day, .hour, .minute, .second], from: moment)
+        let parts = When.gregorian(like: calendar).dateComponents([.year, .month, .day, .hour, .minute, .second], from: moment)
         return (CivilDate(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1),
                 parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
     }
@@ -192,14 +187,18 @@ public struct When: Sendable, Equatable {
         return CivilDate(year: year, month: month, day: day)
     }
 
+    /// `calendar` if it is Gregorian, else a Gregorian one in its time zone: civil dates
+    /// and day numbers are Gregorian whatever calendar the machine is set to.
+    static func gregorian(like calendar: Calendar) -> Calendar {
+        guard calendar.identifier != .gregorian else { return calendar }
+        var gregorian = Calendar(identifier: .gregorian)
+        gregorian.timeZone = calendar.timeZone
+        return gregorian
+    }
+
     /// The day number of the local date `date` falls on in the calendar's time zone.
     static func dayNumber(of date: Date, calendar: Calendar) -> Int {
-        var gregorian = calendar
-        if gregorian.identifier != .gregorian {
-            gregorian = Calendar(identifier: .gregorian)
-            gregorian.timeZone = calendar.timeZone
-        }
-        let parts = gregorian.dateComponents([.year, .month, .day], from: date)
+        let parts = gregorian(like: calendar).dateComponents([.year, .month, .day], from: date)
         return dayNumber(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1)
     }
 

@@ -57,7 +57,7 @@ extension CommandContext {
             "  events        \(totals.events) stored · \(String(format: "%.1f", status.eventsPerSecond))/s over the last minute",
             "  memory        \(memory / 1_048_576) MiB resident",
             "  closed by     " + LimitClose.allCases.map { "\($0.rawValue) \(status.limitCloses[$0, default: 0])" }.joined(separator: " · "),
-            "  log           \(status.droppedLogLines) lines dropped (standard error full or closed)",
+            "  log           \(status.droppedLogLines) lines dropped (standard error or output full or closed)",
         ]
         let closes = JSONValue.object(LimitClose.allCases.map { ($0.rawValue, .int(status.limitCloses[$0, default: 0])) })
         return result(.ok("server stats", body: body, [

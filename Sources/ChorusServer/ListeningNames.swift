@@ -9,10 +9,17 @@ public struct ListeningNames: Equatable, Sendable {
     public var dnsNames: [String] = ["localhost"]
     public var ipAddresses: [String] = ["127.0.0.1"]
 
-    public init(host: String) {
+    /// `addresses` lists the interfaces' addresses; when it fails (under a sandbox that
+    /// forbids the AF_NETLINK socket glibc needs, say) `warn` gets one line saying so.
+    public init(host: String, addresses: () throws -> [String] = Self.interfaceAddresses,
+                warn: (String) -> Void = Log.info) {
         if Self.isWildcard(host) {
             if let name = Self.machineName() { add(name) }
-            for address in Self.interfaceAddresses() { add(address) }
+            do {
+                for address in try addresses() { add(address) }
+            } catch {
+                warn("warning: cannot list this machine's network addresses (\(error)); a self-signed certificate made for --host \(host) will lack them, and clients that dial them will fail verification")
+            }
         } else {
             add(host)
         }
@@ -42,10 +49,14 @@ public struct ListeningNames: Equatable, Sendable {
     }
 
     /// IPv4 and IPv6 addresses of the machine's interfaces, but link-local IPv6 ones
-    /// (fe80::/10), which need an interface scope no certificate can name.
-    public static func interfaceAddresses() -> [String] {
+    /// (fe80::/10), which need an interface scope no certificate can name. Throws when
+    /// getifaddrs fails.
+    public static func interfaceAddresses() throws -> [String] {
         var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return [] }
+        guard getifaddrs(&list) == 0 else {
+            throw StartupError("getifaddrs: \(String(cString: strerror(errno)))")
+        }
+        guard let first = list else { return [] }
         defer { freeifaddrs(list) }
         var found: [String] = []
         var cursor: UnsafeMutablePointer<ifaddrs>? = first

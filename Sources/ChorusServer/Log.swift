@@ -11,6 +11,10 @@ public enum Log {
         LogWriter.standardError.write("\(Timestamp.rfc3339(Date())) chorusd: \(message)")
     }
 
-    /// Lines that could not be written: the queue was full or standard error refused them.
-    public static var droppedLines: Int { LogWriter.standardError.droppedLines }
+    /// Lines that could not be written: the queue was full or the descriptor refused them.
+    /// Standard error's log lines and standard output's (the certificate and `listening
+    /// on` lines) both count.
+    public static var droppedLines: Int {
+        LogWriter.standardError.droppedLines + LogWriter.standardOutput.droppedLines
+    }
 }

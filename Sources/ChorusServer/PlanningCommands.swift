@@ -29,10 +29,13 @@ extension CommandContext {
         for room in rooms {
             let members = try db.memberStats(room: room.id, now: now)
             body.append("  \(room.name) (#\(room.id))  \(Presentation.bar(room.progress))  \(room.open) open")
-            body.append("    " + Self.columns(["member", "done", "7d", "open", "overdue", "points", "7d"]))
+            // Names are never cut: the column is as wide as the longest.
+            let nameWidth = members.map(\.name.terminalColumns).reduce(Self.statsNameColumns, max)
+            body.append("    " + Self.columns(["member", "done", "7d", "open", "overdue", "points", "7d"], nameWidth: nameWidth))
             for member in members {
                 body.append("    " + Self.columns([member.name, "\(member.done)", "\(member.doneWeek)", "\(member.open)",
-                                                   "\(member.overdue)", "\(member.points)", "\(member.pointsWeek)"]))
+                                                   "\(member.overdue)", "\(member.points)", "\(member.pointsWeek)"],
+                                                  nameWidth: nameWidth))
             }
             shapes.append(.object([("room", present.room(room)), ("members", .array(members.map(Self.statsShape)))]))
         }
@@ -83,12 +86,15 @@ extension CommandContext {
                  ("week", .object([("done", .int(member.doneWeek)), ("points", .int(member.pointsWeek))]))])
     }
 
-    /// A name column then right-aligned numbers, in terminal columns.
-    static func columns(_ cells: [String]) -> String {
-        let widths = [16, 5, 4, 5, 8, 7, 4]
+    /// The name column's width in STATS when every name is shorter.
+    static let statsNameColumns = 15
+
+    /// A name column `nameWidth` wide then right-aligned numbers, in terminal columns.
+    static func columns(_ cells: [String], nameWidth: Int) -> String {
+        let widths = [5, 4, 5, 8, 7, 4]
         return cells.enumerated().map { index, cell in
-            let width = widths[min(index, widths.count - 1)]
-            if index == 0 { return cell.fitted(toColumns: width - 1) + " " }
+            if index == 0 { return cell.padded(toColumns: nameWidth) + " " }
+            let width = widths[min(index - 1, widths.count - 1)]
             return String(repeating: " ", count: max(0, width - cell.terminalColumns)) + cell
         }.joined()
     }

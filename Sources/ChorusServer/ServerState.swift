@@ -18,9 +18,9 @@ final class ServerState: Sendable {
     let addressCounts = Locked<[String: Int]>([:])
     /// Failed logins, for the 429s of CONTRACT §4.
     let loginThrottle = Locked(LoginThrottle())
-    /// Logged-in sessions per account on all loops: ROOM SHOW's `online`, ADMIN USERS.
     /// Sessions closed by each limit, for ADMIN STATS.
     let limitCloses = Locked<[LimitClose: Int]>([:])
+    /// Logged-in sessions per account on all loops: ROOM SHOW's `online`, ADMIN USERS.
     private let onlineSessions = Locked<[Int64: Int]>([:])
     private let eventRate = Locked(EventRate())
     let offlineNotices = OfflineNotices()

@@ -250,18 +250,17 @@ extension CommandContext {
             next.remind = task.remind.flatMap(When.init(stored:))?.shifted(byDays: days).stored
         }
         let names = task.rotate?.split(separator: ",").map(String.init) ?? []
+        // Each name is looked up once; the pick's account is the one found then.
+        var accounts: [String: AccountRecord] = [:]
         let assignee = try Rotation.nextAssignee(in: names, previous: task.assignee) { name in
             do {
-                _ = try member(named: name, for: task)
+                accounts[name] = try member(named: name, for: task)
                 return true
             } catch let error as ChorusError where error.code == 404 || error.code == 403 {
                 return false  // left the room, or no longer an account
             }
         }
-        next.assign(to: try assignee.map { name in
-            let account = try member(named: name, for: task)
-            return (account.id, account.name)
-        })
+        next.assign(to: assignee.flatMap { accounts[$0] }.map { ($0.id, $0.name) })
         return try save(next)
     }
 

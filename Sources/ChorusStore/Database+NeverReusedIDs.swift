@@ -41,17 +41,19 @@ extension Database {
             .run(.text(table), .integer(floor))
     }
 
-    /// The highest room, task, message and comment ids the event log has seen, deleted
+    /// The highest room, task, message, comment and DM ids the event log has seen, deleted
     /// ones included, so ids deleted before the rebuild are not handed out again either.
+    /// A `message` event's `message.id` is a chat line's; a `dm` event's is a DM's (dms).
     func idsSeenInEventLog() throws -> [String: Int64] {
         try prepare("""
             SELECT coalesce(max(room), 0),
                    coalesce(max(json_extract(payload, '$.task.id')), 0),
-                   coalesce(max(json_extract(payload, '$.message.id')), 0),
-                   coalesce(max(json_extract(payload, '$.comment.id')), 0)
+                   coalesce(max(CASE WHEN name = 'dm' THEN NULL ELSE json_extract(payload, '$.message.id') END), 0),
+                   coalesce(max(json_extract(payload, '$.comment.id')), 0),
+                   coalesce(max(CASE WHEN name = 'dm' THEN json_extract(payload, '$.message.id') END), 0)
             FROM events
             """).row { row in
-            ["rooms": row.int(0), "tasks": row.int(1), "messages": row.int(2), "comments": row.int(3)]
+            ["rooms": row.int(0), "tasks": row.int(1), "messages": row.int(2), "comments": row.int(3), "dms": row.int(4)]
         } ?? [:]
     }
 

@@ -178,9 +178,13 @@ public enum Migrations {
         CREATE INDEX events_by_user ON events(user) WHERE user IS NOT NULL;
         CREATE INDEX events_by_peer ON events(peer) WHERE peer IS NOT NULL;
         """,
-        // 8: no id is ever handed out twice. Every table whose ids clients see gets
+        // 8: no id is ever handed out twice. Every table with an integer id gets
         // AUTOINCREMENT (the event log had it from the start; invites are keyed by a
-        // random code), its counter starting above the largest id the event log names.
+        // random code). Rooms, tasks, messages, comments and DMs start above the largest
+        // id the event log names (`idsSeenInEventLog`). Users are never deleted, so their
+        // largest row is their floor. Token ids have none from the log and need none: they
+        // stay inside the server (clients name tokens by label), so one reused before
+        // this migration pointed at nothing a client kept.
         Migration(rebuildsTables: true) { db in
             let seen = try db.idsSeenInEventLog()
             for table in ["users", "rooms", "tasks", "messages", "comments", "dms", "tokens"] {

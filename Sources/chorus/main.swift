@@ -26,7 +26,8 @@ func runClient(_ arguments: [String], environment: [String: String]) throws(Clie
     }
     // At a terminal a person can type the password; elsewhere (scripts, pipes) it must
     // come from a file or the environment.
-    let prompt: ((String) -> String?)? = isatty(0) == 1 ? { PasswordPrompt.ask("Password for \($0): ") } : nil
+    let prompt: ((String) throws(ClientFailure) -> String?)? =
+        isatty(0) == 1 ? { name throws(ClientFailure) in try PasswordPrompt.ask("Password for \(name): ") } : nil
     let credentials = try Credentials.load(user: flags.user, passwordFile: flags.passwordFile,
                                            tokenFile: flags.tokenFile, environment: environment, askPassword: prompt)
     var ask: ((String) -> Bool)?

@@ -42,7 +42,7 @@ import Testing
         #expect(try daemon.waitUntilListening())
         let certificate = directory.path + "/certs/server.crt"
         let names = try CertificateNames.subjectAltNames(pemFile: certificate)
-        let addresses = ListeningNames.interfaceAddresses()
+        let addresses = try ListeningNames.interfaceAddresses()
         for address in addresses { #expect(CertificateNames.covers(names, host: address), "\(address) not in \(names)") }
         if let machine = ListeningNames.machineName() { #expect(CertificateNames.covers(names, host: machine), "\(names)") }
         // Every IPv4 address of the machine verifies, the LAN one(s) included.
@@ -105,5 +105,22 @@ import Testing
         let right = try ChorusRun.run(["--host", "127.0.0.1", "--port", String(server.port), "--ca", server.certificatePath, "PING"],
                                       home: home.path)
         #expect(right.status == 0, "\(right.stderr)")
+    }
+
+    /// When the interfaces cannot be listed (getifaddrs needs an AF_NETLINK socket, which a
+    /// sandbox may forbid) the names are still made, and one warning says the certificate
+    /// will lack the machine's addresses. Before, the failure was silent.
+    @Test func aFailedInterfaceListIsWarnedAbout() {
+        struct Refused: Error, CustomStringConvertible { var description: String { "getifaddrs: Address family not supported by protocol" } }
+        var warnings: [String] = []
+        let names = ListeningNames(host: "0.0.0.0", addresses: { throw Refused() }, warn: { warnings.append($0) })
+        #expect(names.ipAddresses == ["127.0.0.1"])
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.hasPrefix("warning: cannot list this machine's network addresses (getifaddrs: Address family") == true)
+        #expect(warnings.first?.contains("will lack them") == true)
+        // A named host does not need the list, so nothing is said.
+        warnings = []
+        _ = ListeningNames(host: "127.0.0.2", addresses: { throw Refused() }, warn: { warnings.append($0) })
+        #expect(warnings.isEmpty)
     }
 }

@@ -65,6 +65,33 @@ import Testing
         #expect(fromEnvironment.stdout == "OK bob\n")
     }
 
+    /// A password or token file that group or others can read: one warning on stderr (as
+    /// ssh gives for a key), and the login still works. Before, chorus said nothing.
+    @Test func aCredentialsFileOthersCanReadIsWarnedAbout() throws {
+        let house = try Household()
+        let private_ = try house.run(house.login("bob") + ["WHOAMI"])
+        #expect(private_.status == 0)
+        #expect(private_.stderr.isEmpty, "\(private_.stderr)")
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: house.passwordFile)
+        let open = try house.run(house.login("bob") + ["WHOAMI"])
+        #expect(open.status == 0)
+        #expect(open.stdout == "OK bob\n")
+        let warnings = open.stderr.split(separator: "\n").filter { $0.contains("warning") }
+        #expect(warnings == ["chorus: warning: the password file \(house.passwordFile) can be read by other users (mode 644); make it yours alone: chmod 600 \(house.passwordFile)"])
+        #expect(!open.stderr.contains(ClientProcessTests.password))
+
+        let device = try Device(client: house.alice, user: "alice", label: "alice")
+        let secret = try #require(try device.ok("TOKEN CREATE housebot")["token"] as? String)
+        let tokenFile = house.home.path + "/token"
+        try (secret + "\n").write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: tokenFile)
+        let token = try house.run(house.connection + ["--token-file", tokenFile, "WHOAMI"])
+        #expect(token.status == 0)
+        #expect(token.stderr.contains("warning: the token file \(tokenFile) can be read by other users (mode 640)"))
+        #expect(!token.stderr.contains(secret))
+    }
+
     /// `--json` prints the reply as one JSON line, for OK and ERR alike.
     @Test func jsonPrintsOneLine() throws {
         let house = try Household()

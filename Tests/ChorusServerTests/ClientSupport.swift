@@ -244,6 +244,8 @@ extension ClientProcessTests {
             home = try TemporaryDirectory()
             passwordFile = home.path + "/password"
             try (ClientProcessTests.password + "\n").write(toFile: passwordFile, atomically: true, encoding: .utf8)
+            // As README says to keep it: chorus warns about a file others can read.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passwordFile)
             alice = try self.server.user("alice")
             _ = try self.server.user("bob")
             let created = try alice.last("ROOM CREATE Flat 2B")

@@ -69,6 +69,10 @@ import Testing
         #expect(value("WorkingDirectory") == "/var/lib/chorus")
         #expect(value("ExecReload") == "/bin/kill -HUP $MAINPID")
         #expect(value("Restart") == "on-failure")
+        // getifaddrs needs a netlink socket: without AF_NETLINK the self-made certificate
+        // for --host 0.0.0.0 would lack the machine's LAN addresses.
+        let families = value("RestrictAddressFamilies")?.split(separator: " ").map(String.init) ?? []
+        #expect(families.contains("AF_NETLINK"), "\(families)")
         // Nothing else writable: no ReadWritePaths, and the data folder is inside the state directory.
         #expect(value("ReadWritePaths") == nil)
         #expect(value("ExecStart")?.contains("--data data") == true)

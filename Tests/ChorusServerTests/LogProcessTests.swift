@@ -100,6 +100,40 @@ import Testing
         #expect(daemon.process.terminationStatus == 0)
     }
 
+    /// Standard output that refuses every write (/dev/full: ENOSPC): the certificate and
+    /// `listening on` lines are lost, and ADMIN STATS counts them. Before, only standard
+    /// error's drops were reported, so this showed `log_lines_dropped` 0.
+    @Test func linesLostOnStandardOutputAreCounted() throws {
+        let directory = try TemporaryDirectory()
+        let port = try freePort()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ProcessTests.chorusd)
+        process.arguments = ["--port", "\(port)", "--data", "data", "--scrypt-log-n", "10"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/full")
+        let errors = ChorusRun.Capture()
+        let errorPipe = Pipe()
+        process.standardError = errorPipe
+        try process.run()
+        errors.drain(errorPipe)
+        defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
+        let certificate = directory.path + "/certs/server.crt"
+        // No listening line to wait for: try to connect until the server answers.
+        var connected: TestClient?
+        let deadline = Date().addingTimeInterval(20)
+        while connected == nil && Date() < deadline && process.isRunning {
+            connected = try? TestClient(port: port, certificatePath: certificate)
+            if connected == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let client = try #require(connected, "chorusd did not start: \(errors.text)")
+        #expect(try client.last("REGISTER root \"\(Self.password)\"").hasPrefix("OK"))
+        #expect(try ProcessTests.run(["admin", "grant", "root", "--data", "data"], in: directory.path).status == 0)
+        let admin = try Device(client: client, user: "root", label: "root")
+        // The self-made certificate's two lines and the listening line.
+        #expect(try admin.ok("ADMIN STATS")["log_lines_dropped"] as? Int == 3)
+        #expect(process.isRunning)
+    }
+
     /// Standard error on a pipe nobody reads (a stopped `less`, a hung collector): once
     /// the pipe is full, writes block. Before, the loop thread blocked in the write of the
     /// next log line and every session froze; now logins and commands go on.

@@ -33,6 +33,22 @@ import Testing
         #expect(Self.echoIsOn(terminal))
     }
 
+    /// A line longer than any password (1024 bytes) is refused at the prompt, with the
+    /// reason, and never sent. Before, the prompt kept however much was typed and sent it.
+    @Test func anOverlongPasswordAtThePromptIsRefused() throws {
+        let house = try ClientProcessTests.Household()
+        let terminal = try PseudoTerminal()
+        let run = try ChorusRun(house.connection + ["--user", "alice", "WHOAMI"], home: house.home.path,
+                                standardInput: terminal.follower)
+        #expect(run.waitForOutput("Password for alice: ", onErrors: true), "\(run.stderr.text)")
+        terminal.type(String(repeating: "x", count: 1500) + "\n")
+        let result = run.finish()
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("the password typed is longer than 1024 bytes"), "\(result.stderr)")
+        #expect(!result.stderr.contains("login failed"))
+        #expect(Self.echoIsOn(terminal))
+    }
+
     /// Ctrl-C (SIGINT) at the prompt ends chorus with the terminal's echo back on.
     @Test func interruptedAtThePromptTheTerminalIsRestored() throws {
         let house = try ClientProcessTests.Household()

@@ -54,4 +54,23 @@ import Testing
         #expect(Set(table.map(\.count)).count == 1, "rows of different widths: \(stats)")
         for line in show + stats { #expect(!line.contains("\u{FFFD}"), "\(line)") }
     }
+
+    /// STATS never cuts a member's name: its first column is as wide as the longest name
+    /// in the room, and every row lines up. Before, names over 15 columns were cut.
+    @Test func statsShowsWholeNamesInAnAlignedColumn() throws {
+        let server = try TestServer()
+        let alice = try server.user("alice")
+        let long = "bartholomew.longname-housemate"  // 30 characters, within the 32 allowed
+        _ = try server.user(long)
+        #expect(try alice.last("ROOM CREATE Flat 2B").hasPrefix("OK created"))
+        #expect(try alice.last("ROOM ADD \"Flat 2B\" \(long)").hasPrefix("OK"))
+        let stats = try alice.call("STATS \"Flat 2B\"")
+        let table = Array(stats.dropFirst().dropLast())
+        #expect(table.count == 3, "\(stats)")
+        #expect(table.contains { $0.hasPrefix("    \(long) ") }, "\(stats)")
+        #expect(table.contains { $0.hasPrefix("    alice" + String(repeating: " ", count: long.count - 5 + 1)) }, "\(stats)")
+        #expect(table.first?.hasPrefix("    member" + String(repeating: " ", count: long.count - 6 + 1)) == true, "\(stats)")
+        #expect(Set(table.map(\.count)).count == 1, "rows of different widths: \(stats)")
+        for line in stats { #expect(!line.contains("…"), "\(line)") }
+    }
 }

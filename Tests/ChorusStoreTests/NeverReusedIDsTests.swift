@@ -79,4 +79,36 @@ import Testing
         try db.deleteRoom(1)
         #expect(try db.strings("SELECT title FROM tasks").isEmpty)
     }
+
+    /// A `dm` event's `message.id` is a DM's id, not a chat line's: an old file's deleted
+    /// DMs keep their numbers (the dms table has its own floor), and chat lines' counter is
+    /// not pushed up by DM ids. Before, DM ids went into the messages floor and dms had none.
+    @Test func directMessagesHaveTheirOwnFloor() throws {
+        let directory = try TempDirectory()
+        let path = directory.path()
+        do {
+            let old = try Database(path: path, migrations: Array(Migrations.all.prefix(7)))
+            let alice = try old.createAccount(name: "alice", passwordHash: "h", created: created).id
+            let bob = try old.createAccount(name: "bob", passwordHash: "h", created: created).id
+            let room = try old.createRoom(name: "Flat", ownerID: alice, created: created)
+            let line = try old.insertMessage(room: room, sender: alice, text: "hi", at: created)
+            _ = try old.appendEvent(room: room, user: nil, name: "message", by: "alice", at: created,
+                                    payload: #"{"room":\#(room),"message":{"id":\#(line)}}"#, text: "hi")
+            var last: Int64 = 0
+            for text in ["one", "two", "three"] {
+                last = try old.insertDM(sender: alice, recipient: bob, text: text, at: created)
+                _ = try old.appendEvent(room: nil, user: bob, name: "dm", by: "alice", at: created,
+                                        payload: #"{"message":{"id":\#(last)}}"#, text: text)
+            }
+            #expect(last == 3)
+            // The newest two are gone from the table; only the log still names them.
+            try old.execute("DELETE FROM dms WHERE id >= 2")
+        }
+
+        let db = try Database(path: path)
+        let alice = try #require(try db.account(named: "alice")).id
+        let bob = try #require(try db.account(named: "bob")).id
+        #expect(try db.insertDM(sender: alice, recipient: bob, text: "four", at: created) == 4)
+        #expect(try db.insertMessage(room: 1, sender: alice, text: "again", at: created) == 2)
+    }
 }
