@@ -215,15 +215,6 @@ public final class EventLoop: @unchecked Sendable {
         timers = TimerHeap()
     }
 
-    /// Starts `run()` on a new thread with the given name.
-    public func startThread(name: String) -> Thread {
-        let thread = Thread { [self] in self.run() }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
-        return thread
-    }
-
     private func waitTimeoutMilliseconds() -> Int32 {
         if !endOfTurn.isEmpty || !pendingFlushes.isEmpty || !pendingPreparations.isEmpty { return 0 }
         guard let next = timers.first else { return -1 }
