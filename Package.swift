@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "ChorusServer", dependencies: [
             "ChorusProtocol", "ChorusCore", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
         ]),
-        .target(name: "ChorusClient", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
+        .target(name: "ChorusClient", dependencies: ["ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
         .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusCore", "ChorusCrypto", "CLinux"]),
         .executableTarget(name: "chorus", dependencies: ["ChorusClient", "ChorusProtocol"]),
         // libFuzzer target for the framer and parser: fuzz/run builds it with
@@ -43,6 +43,7 @@ let package = Package(
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
         .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusLocking"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
+        .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusLocking", "chorusd", "chorus"]),
     ],
     swiftLanguageModes: [.v6]

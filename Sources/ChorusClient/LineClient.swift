@@ -179,16 +179,6 @@ public final class LineClient {
         }
     }
 
-    /// Lines until one that `isFinal` accepts (included), e.g. a reply's `OK`/`ERR` line.
-    public func readUntil(timeout: Double = 10, _ isFinal: (String) -> Bool) throws -> [String] {
-        var lines: [String] = []
-        while let line = try readLine(timeout: timeout) {
-            lines.append(line)
-            if isFinal(line) { return lines }
-        }
-        throw Failure("connection closed after \(lines)")
-    }
-
     public func close() {
         guard !closed else { return }
         closed = true

@@ -2,8 +2,10 @@ import Foundation
 
 /// `repeat=daily|weekly|monthly|Nd`: how far apart the occurrences of a series lie.
 public enum RepeatRule: Sendable, Equatable {
+    /// Every `count` days (daily is 1, weekly 7).
     case days(Int)
-    case months(Int)
+    /// On the same day each month (or the last day of a shorter one).
+    case monthly
 
     public static let accepted = "daily, weekly, monthly or Nd (1-365)"
 
@@ -11,7 +13,7 @@ public enum RepeatRule: Sendable, Equatable {
         switch raw.lowercased() {
         case "daily": self = .days(1)
         case "weekly": self = .days(7)
-        case "monthly": self = .months(1)
+        case "monthly": self = .monthly
         default:
             let word = raw.lowercased()
             guard word.hasSuffix("d"), let count = Int(word.dropLast()), (1...365).contains(count) else {
@@ -26,9 +28,8 @@ public enum RepeatRule: Sendable, Equatable {
         switch self {
         case .days(1): return "daily"
         case .days(7): return "weekly"
-        case .months(1): return "monthly"
+        case .monthly: return "monthly"
         case .days(let count): return "\(count)d"
-        case .months(let count): return "\(count * 30)d"
         }
     }
 
@@ -67,9 +68,9 @@ public enum RepeatRule: Sendable, Equatable {
         var periods: Int
         switch self {
         case .days(let count): periods = max(1, (today - from) / count + 1)
-        case .months(let count):
+        case .monthly:
             let now = When.civilDate(dayNumber: today)
-            periods = max(1, ((now.year - local.date.year) * 12 + now.month - local.date.month) / count)
+            periods = max(1, (now.year - local.date.year) * 12 + now.month - local.date.month)
         }
         let anchor = anchorDay ?? local.date.day
         var date = step(from: local.date, periods: periods, anchorDay: anchor)
@@ -96,15 +97,15 @@ public enum RepeatRule: Sendable, Equatable {
         switch self {
         case .days(let count):
             return When.civilDate(dayNumber: When.dayNumber(year: date.year, month: date.month, day: date.day) + count * periods)
-        case .months(let count):
-            let index = date.year * 12 + (date.month - 1) + count * periods
+        case .monthly:
+            let index = date.year * 12 + (date.month - 1) + periods
             let (year, month) = (index / 12, index % 12 + 1)
             return When.CivilDate(year: year, month: month, day: min(anchorDay, When.daysIn(year: year, month: month)))
         }
     }
 
     private func anchorOf(_ day: Int) -> Int? {
-        if case .months = self { return day }
+        if case .monthly = self { return day }
         return nil
     }
 }

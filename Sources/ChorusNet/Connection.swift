@@ -375,12 +375,3 @@ final class ReadBuffer {
         pointer.deallocate()
     }
 }
-
-extension OpenSSLError {
-    /// OpenSSL's reason, or errno's when OpenSSL has none (a reset socket).
-    static func drainOrErrno() -> String {
-        if ERR_peek_error() != 0 { return drain() }
-        let code = clinux_errno()
-        return code == 0 ? "connection closed" : String(cString: strerror(code))
-    }
-}

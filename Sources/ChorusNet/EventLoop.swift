@@ -215,15 +215,6 @@ public final class EventLoop: @unchecked Sendable {
         timers = TimerHeap()
     }
 
-    /// Starts `run()` on a new thread with the given name.
-    public func startThread(name: String) -> Thread {
-        let thread = Thread { [self] in self.run() }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
-        return thread
-    }
-
     private func waitTimeoutMilliseconds() -> Int32 {
         if !endOfTurn.isEmpty || !pendingFlushes.isEmpty || !pendingPreparations.isEmpty { return 0 }
         guard let next = timers.first else { return -1 }
@@ -302,22 +293,4 @@ protocol TurnFlushing: AnyObject {
 /// (`EventLoop.prepareBeforeWrites`).
 public protocol TurnPreparing: AnyObject {
     func prepareWrites()
-}
-
-/// A value that belongs to one event loop: it may be carried across threads, but only
-/// opened on its loop (checked), so loop-owned objects can ride in `@Sendable` closures.
-public struct LoopBound<Value>: @unchecked Sendable {
-    // Safety: `value` is only reachable through the getter, which asserts the loop thread.
-    public let loop: EventLoop
-    private let wrapped: Value
-
-    public init(_ value: Value, loop: EventLoop) {
-        self.loop = loop
-        self.wrapped = value
-    }
-
-    public var value: Value {
-        loop.assertOnLoop()
-        return wrapped
-    }
 }

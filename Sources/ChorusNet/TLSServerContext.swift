@@ -80,18 +80,3 @@ public final class TLSServerContext: @unchecked Sendable {
         return ssl
     }
 }
-
-/// OpenSSL's thread-local error queue, read and cleared.
-public enum OpenSSLError {
-    public static func drain() -> String {
-        var reasons: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            reasons.append(String(nulTerminated: buffer))
-        }
-        return reasons.isEmpty ? "unknown error" : reasons.joined(separator: "; ")
-    }
-}

@@ -19,6 +19,20 @@ import Testing
         rule.next(after: due.flatMap(When.init(stored:)), anchorDay: anchorDay, now: now, calendar: calendar)
     }
 
+    /// The words parse to the rules they name, and each rule stores as one word.
+    @Test func parsingAndStoredForms() throws {
+        #expect(try RepeatRule(parsing: "daily") == .days(1))
+        #expect(try RepeatRule(parsing: "Weekly") == .days(7))
+        #expect(try RepeatRule(parsing: "monthly") == .monthly)
+        #expect(try RepeatRule(parsing: "3d") == .days(3))
+        #expect(try RepeatRule(parsing: "7d").stored == "weekly")
+        #expect(RepeatRule.monthly.stored == "monthly")
+        #expect(RepeatRule.days(30).stored == "30d")
+        #expect(throws: ChorusError.self) { try RepeatRule(parsing: "0d") }
+        #expect(throws: ChorusError.self) { try RepeatRule(parsing: "366d") }
+        #expect(throws: ChorusError.self) { try RepeatRule(parsing: "yearly") }
+    }
+
     /// Finished on time (or early), the next one is one period after the previous due.
     @Test func onePeriodAfterTheDue() {
         #expect(next(.days(7), after: "2026-12-08", now: at(2026, 12, 7)).due.stored == "2026-12-15")
@@ -37,8 +51,8 @@ import Testing
         // Finished on a later Tuesday: that day is done, the next Tuesday is next.
         #expect(next(.days(7), after: "2026-12-01", now: at(2026, 12, 8, 23)).due.stored == "2026-12-15")
         #expect(next(.days(1), after: "2026-11-01", now: at(2026, 12, 1)).due.stored == "2026-12-02")
-        #expect(next(.months(1), after: "2026-01-15", now: at(2026, 6, 20)).due.stored == "2026-07-15")
-        #expect(next(.months(1), after: "2026-01-15", now: at(2026, 6, 10)).due.stored == "2026-06-15")
+        #expect(next(.monthly, after: "2026-01-15", now: at(2026, 6, 20)).due.stored == "2026-07-15")
+        #expect(next(.monthly, after: "2026-01-15", now: at(2026, 6, 10)).due.stored == "2026-06-15")
     }
 
     /// A time keeps its local time of day, across a change of daylight saving time too.
@@ -56,17 +70,17 @@ import Testing
 
     /// A monthly series keeps its day: the last day of a shorter month, then back.
     @Test func monthlyKeepsItsDay() {
-        let february = next(.months(1), after: "2026-01-31", now: at(2026, 1, 30))
+        let february = next(.monthly, after: "2026-01-31", now: at(2026, 1, 30))
         #expect(february.due.stored == "2026-02-28")
         #expect(february.anchorDay == 31)
-        let march = next(.months(1), after: february.due.stored, anchorDay: february.anchorDay, now: at(2026, 2, 27))
+        let march = next(.monthly, after: february.due.stored, anchorDay: february.anchorDay, now: at(2026, 2, 27))
         #expect(march.due.stored == "2026-03-31")
-        let april = next(.months(1), after: march.due.stored, anchorDay: march.anchorDay, now: at(2026, 3, 30))
+        let april = next(.monthly, after: march.due.stored, anchorDay: march.anchorDay, now: at(2026, 3, 30))
         #expect(april.due.stored == "2026-04-30")
-        #expect(next(.months(1), after: "2028-01-30", now: at(2028, 1, 1)).due.stored == "2028-02-29")
-        #expect(next(.months(1), after: "2026-12-15", now: at(2026, 12, 1)).due.stored == "2027-01-15")
+        #expect(next(.monthly, after: "2028-01-30", now: at(2028, 1, 1)).due.stored == "2028-02-29")
+        #expect(next(.monthly, after: "2026-12-15", now: at(2026, 12, 1)).due.stored == "2027-01-15")
         // Late by months, still on its day.
-        #expect(next(.months(1), after: "2026-01-31", now: at(2026, 4, 2)).due.stored == "2026-04-30")
+        #expect(next(.monthly, after: "2026-01-31", now: at(2026, 4, 2)).due.stored == "2026-04-30")
     }
 
     /// Without a due, one period after today.
@@ -75,7 +89,7 @@ import Testing
         #expect(following.due.stored == "2026-12-14")
         #expect(following.due.dateOnly)
         #expect(following.daysMoved == nil)
-        #expect(next(.months(1), after: nil, now: at(2026, 1, 31)).due.stored == "2026-02-28")
+        #expect(next(.monthly, after: nil, now: at(2026, 1, 31)).due.stored == "2026-02-28")
     }
 
     /// Starts and reminders move by whole days: a date stays a date, a time its time of day.

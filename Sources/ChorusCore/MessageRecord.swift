@@ -1,0 +1,15 @@
+public struct MessageRecord: Sendable, Equatable {
+    public let id: Int64
+    public let room: Int64
+    public let from: String
+    public let text: String
+    public let at: String
+
+    public init(id: Int64, room: Int64, from: String, text: String, at: String) {
+        self.id = id
+        self.room = room
+        self.from = from
+        self.text = text
+        self.at = at
+    }
+}

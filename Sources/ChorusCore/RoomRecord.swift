@@ -1,0 +1,17 @@
+/// A room as one member sees it.
+public struct RoomRecord: Sendable, Equatable {
+    public let id: Int64
+    public let name: String
+    /// The caller's role.
+    public let role: Role
+    public let progress: Int
+    public let open: Int
+
+    public init(id: Int64, name: String, role: Role, progress: Int, open: Int) {
+        self.id = id
+        self.name = name
+        self.role = role
+        self.progress = progress
+        self.open = open
+    }
+}
