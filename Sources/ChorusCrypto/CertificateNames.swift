@@ -7,19 +7,17 @@ import Foundation
 public enum CertificateNames {
     /// The names of the first certificate in a PEM file.
     public static func subjectAltNames(pemFile path: String) throws -> [String] {
-        ERR_clear_error()
-        guard let bio = BIO_new_file(path, "r") else { throw CryptoError.openSSL("cannot read certificate \(path)") }
-        defer { BIO_free(bio) }
-        guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else {
-            throw CryptoError.openSSL("cannot parse certificate \(path)")
-        }
-        defer { X509_free(certificate) }
-        return subjectAltNames(certificate: certificate)
+        try withCertificate(pemFile: path) { subjectAltNames(certificate: $0) }
     }
 
     /// Whether the first certificate in a PEM file issued itself (a self-signed one, like
     /// those chorusd makes) rather than coming from a CA.
     public static func isSelfIssued(pemFile path: String) throws -> Bool {
+        try withCertificate(pemFile: path) { X509_check_issued($0, $0) == X509_V_OK }
+    }
+
+    /// Runs `body` on the first certificate of a PEM file, freed after.
+    private static func withCertificate<T>(pemFile path: String, _ body: (OpaquePointer) -> T) throws -> T {
         ERR_clear_error()
         guard let bio = BIO_new_file(path, "r") else { throw CryptoError.openSSL("cannot read certificate \(path)") }
         defer { BIO_free(bio) }
@@ -27,7 +25,7 @@ public enum CertificateNames {
             throw CryptoError.openSSL("cannot parse certificate \(path)")
         }
         defer { X509_free(certificate) }
-        return X509_check_issued(certificate, certificate) == X509_V_OK
+        return body(certificate)
     }
 
     /// The names of an in-memory X509 (a TLS peer's); empty when it has no subjectAltName.

@@ -186,17 +186,23 @@ import Testing
         #expect(try idler.connection.readLine(timeout: 5)?.contains("idle for") == true)
     }
 
+    /// An admin `sender` and a member `sleeper` in one room, the sleeper's queue empty.
+    static func roomWithASleeper(on server: LoggedDaemon) throws -> (sender: Device, sleeper: Device, room: Int) {
+        let sender = try server.admin("sender")
+        let sleeper = try server.device("sleeper")
+        let room = id(try sender.ok("ROOM CREATE Flat")["room"])
+        try sender.ok("ROOM ADD \(room) sleeper")
+        _ = try sleeper.drain()
+        return (sender, sleeper, room)
+    }
+
     /// A member who reads nothing while the room fills their queue past --sendq is closed
     /// with `close reason=sendq user=NAME` and counted; likewise one whose output waits
     /// --send-timeout.
     @Test func sendLimitClosesAreLoggedAndCounted() throws {
         let server = try LoggedDaemon(["--sendq", "65536", "--send-timeout", "3600", "--rate", "100000", "--burst", "100000"])
         defer { server.stop() }
-        let sender = try server.admin("sender")
-        let sleeper = try server.device("sleeper")
-        let room = id(try sender.ok("ROOM CREATE Flat")["room"])
-        try sender.ok("ROOM ADD \(room) sleeper")
-        _ = try sleeper.drain()
+        let (sender, sleeper, room) = try Self.roomWithASleeper(on: server)
         let text = String(repeating: "q", count: 3900)
         var line: String?
         var sent = 0
@@ -213,6 +219,7 @@ import Testing
         #expect(try sender.client.last("MODE json").hasPrefix("{"))
         #expect(try Self.closed(by: "sendq", sender) == 1)
         #expect(try Self.closed(by: "send_timeout", sender) == 0)
+        withExtendedLifetime(sleeper) {}  // connected, reading nothing, until the close
     }
 
     /// The send timeout, on its own server: a queue far below --sendq that the client
@@ -220,11 +227,7 @@ import Testing
     @Test func sendTimeoutClosesAreLoggedAndCounted() throws {
         let server = try LoggedDaemon(["--sendq", "67108864", "--send-timeout", "2", "--rate", "100000", "--burst", "100000"])
         defer { server.stop() }
-        let sender = try server.admin("sender")
-        let sleeper = try server.device("sleeper")
-        let room = id(try sender.ok("ROOM CREATE Flat")["room"])
-        try sender.ok("ROOM ADD \(room) sleeper")
-        _ = try sleeper.drain()
+        let (sender, sleeper, room) = try Self.roomWithASleeper(on: server)
         let text = String(repeating: "s", count: 3900)
         // About 8 MB: more than the kernel's buffers hold for a client that reads nothing.
         for batch in stride(from: 0, to: 2000, by: 50) {
@@ -234,5 +237,6 @@ import Testing
         let line = server.waitForLine(containing: ["close reason=send_timeout", "user=sleeper"])
         #expect(line?.contains("send_timeout=2") == true, "\(server.stderr.text)")
         #expect(try Self.closed(by: "send_timeout", sender) == 1)
+        withExtendedLifetime(sleeper) {}  // connected, reading nothing, until the close
     }
 }
