@@ -48,7 +48,7 @@ public final class Server: Sendable {
         do {
             let pageLimit = configuration.databasePageLimit
             database = try DatabaseQueue(path: configuration.databasePath) { db in
-                if let pageLimit { try db.execute("PRAGMA max_page_count = \(pageLimit)") }
+                if let pageLimit { try db.limitSize(toPages: pageLimit) }
             }
         } catch {
             throw StartupError("cannot open database \(configuration.databasePath): \(error)")

@@ -210,6 +210,12 @@ public final class Database {
         return Int(sqlite3_changes64(handle))
     }
 
+    /// Caps the file at `pages` pages (4 KiB each by default): a write past it fails as a full disk
+    /// would (`SQLITE_FULL`), which is how the tests reach that path without filling one.
+    public func limitSize(toPages pages: Int) throws {
+        try execute("PRAGMA max_page_count = \(pages)")
+    }
+
     /// `PRAGMA user_version`, which records how many migrations were applied.
     public var schemaVersion: Int {
         get throws {
