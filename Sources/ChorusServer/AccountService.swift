@@ -28,7 +28,7 @@ final class AccountService: Sendable {
         self.decoyHash = try hasher.hash(SecureRandom.hex(24))
     }
 
-    func register(name rawName: String, password: String, completion: @escaping Completion<AccountRecord>) {
+    func register(name rawName: String, password: String, completion: @escaping Completion<SignedInAccount>) {
         let name: String
         do throws(ChorusError) {
             name = try AccountRules.normalizedName(rawName)
@@ -42,13 +42,13 @@ final class AccountService: Sendable {
             hash(password, completion) { [self] encoded in
                 let created = Timestamp.rfc3339(clock.now())
                 read({ db in try db.createAccount(name: name, passwordHash: encoded, created: created) }, completion) { record in
-                    completion(.success(record))
+                    completion(.success(SignedInAccount(record)))
                 }
             }
         }
     }
 
-    func login(name rawName: String, password: String, completion: @escaping Completion<AccountRecord>) {
+    func login(name rawName: String, password: String, completion: @escaping Completion<SignedInAccount>) {
         // A malformed name cannot exist, but it still pays for a hash: no timing tells.
         let name = (try? AccountRules.normalizedName(rawName)) ?? ""
         read({ db in name.isEmpty ? nil : try db.account(named: name) }, completion) { [self] record in
@@ -59,10 +59,10 @@ final class AccountService: Sendable {
                 guard !account.disabled else {
                     return completion(.failure(.forbidden("this account is disabled; ask a server admin")))
                 }
-                guard hasher.needsRehash(account.passwordHash) else { return completion(.success(account)) }
+                guard hasher.needsRehash(account.passwordHash) else { return completion(.success(SignedInAccount(account))) }
                 // An older cost: store a new hash before answering, so the upgrade is as
                 // durable as the login (it happens once per account and cost change).
-                upgradeHash(of: account, password: password) { completion(.success(account)) }
+                upgradeHash(of: account, password: password) { completion(.success(SignedInAccount(account))) }
             }
         }
     }

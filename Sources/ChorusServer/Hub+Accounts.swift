@@ -5,7 +5,7 @@ import ChorusStore
 /// REGISTER, LOGIN, WHOAMI, PASSWORD: the session side of accounts.
 extension Hub {
     /// USER (CONTRACT §5).
-    static func userShape(_ account: AccountRecord) -> JSONValue {
+    static func userShape(_ account: SignedInAccount) -> JSONValue {
         .object([("name", .string(account.name)), ("admin", .bool(account.admin))])
     }
 
@@ -61,7 +61,8 @@ extension Hub {
                 guard let (tokenID, account) = try db.useToken(digest: digest, at: Timestamp.rfc3339(clock.now())),
                       !account.disabled else { throw ChorusError.unauthorized("invalid token") }
                 let summary = try LoginSummary.text(for: account.id, db: db, now: clock.now())
-                return (LoginOutcome(account: account, summary: summary, notices: try db.takePendingNotices(user: account.id)), tokenID)
+                return (LoginOutcome(account: SignedInAccount(account), summary: summary,
+                                     notices: try db.takePendingNotices(user: account.id)), tokenID)
             }) { result in
                 done(result.mapError(AccountService.clientError))
             }
@@ -92,7 +93,7 @@ extension Hub {
 
 /// A successful login: the account, LOGIN's summary, and notices kept for it.
 struct LoginOutcome: Sendable {
-    let account: AccountRecord
+    let account: SignedInAccount
     let summary: String
     let notices: [StoredEvent]
 }

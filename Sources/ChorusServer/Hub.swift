@@ -144,7 +144,7 @@ final class Hub: ConnectionDelegate {
     }
 
     /// Logs a session in or out, keeping `sessionsByUser` and who is online in step.
-    func setAccount(_ account: AccountRecord?, of session: Session) {
+    func setAccount(_ account: SignedInAccount?, of session: Session) {
         sessionsVersion &+= 1
         recipientCache = nil
         if let old = session.account {

@@ -17,7 +17,7 @@ final class Session {
     var mode = OutputMode.text {
         willSet { pendingFanOut.writeAll() }
     }
-    var account: AccountRecord?
+    var account: SignedInAccount?
     /// The bot token this session logged in with, so revoking it can close the session.
     var tokenID: Int64?
     /// A command that changes the session (a login) is waiting for a worker or the

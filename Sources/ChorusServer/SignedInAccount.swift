@@ -1,0 +1,17 @@
+import ChorusStore
+
+/// Who a session is logged in as: what the loop needs to route and answer, and nothing
+/// secret. The password hash stays in the store's `AccountRecord`, behind
+/// `AccountService`; sessions and login results never carry it.
+struct SignedInAccount: Sendable, Equatable {
+    let id: Int64
+    let name: String
+    /// As it was at login (WHOAMI, the USER shape); ADMIN commands check the store.
+    let admin: Bool
+
+    init(_ record: AccountRecord) {
+        id = record.id
+        name = record.name
+        admin = record.admin
+    }
+}
