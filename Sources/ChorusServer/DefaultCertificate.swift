@@ -27,8 +27,8 @@ public enum DefaultCertificate {
         let haveCertificate = files.fileExists(atPath: certificatePath)
         let haveKey = files.fileExists(atPath: keyPath)
         let isDefault = certificatePath == Self.certificatePath && keyPath == Self.keyPath
-        let names = ListeningNames(host: host)
         if !haveCertificate && !haveKey && isDefault {
+            let names = ListeningNames(host: host)
             do {
                 try files.createDirectory(atPath: (certificatePath as NSString).deletingLastPathComponent,
                                           withIntermediateDirectories: true)
@@ -48,7 +48,10 @@ public enum DefaultCertificate {
             // self-signed one in the default place against every name it would be made with.
             let required: [String]
             if ListeningNames.isWildcard(host) {
-                required = try isDefault && CertificateNames.isSelfIssued(pemFile: certificatePath) ? names.entries : []
+                // Listing the interfaces only when their names are wanted: a CA's certificate
+                // needs none, and a failed listing's warning would only mislead.
+                required = try isDefault && CertificateNames.isSelfIssued(pemFile: certificatePath)
+                    ? ListeningNames(host: host).entries : []
             } else {
                 required = [host]
             }
