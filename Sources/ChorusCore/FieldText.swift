@@ -9,7 +9,7 @@ public enum FieldText {
     /// Trimmed of spaces, 1...`maxCharacters` characters, no control characters (tab
     /// included) and no line or paragraph separators. `what` names the field in the error.
     public static func oneLine(_ raw: String, _ what: String, maxCharacters: Int) throws(ChorusError) -> String {
-        let text = raw.trimmingSpaces()
+        let text = withoutOuterSpaces(raw)
         guard !text.isEmpty, text.count <= maxCharacters else { throw .badValue("\(what) is 1-\(maxCharacters) characters") }
         if let bad = text.unicodeScalars.first(where: breaksLine) {
             throw .badValue("\(what) is one line: no \(describe(bad)) (only notes may hold a newline)")
@@ -47,12 +47,11 @@ public enum FieldText {
             return "control character U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
         }
     }
-}
 
-extension String {
-    /// Without leading and trailing spaces (not tabs or newlines: those are refused, not hidden).
-    func trimmingSpaces() -> String {
-        let scalars = unicodeScalars
+    /// Without leading and trailing spaces only: tabs and newlines are refused, not
+    /// hidden (unlike the client's `trimmingSpaces`, which reads files and flags).
+    private static func withoutOuterSpaces(_ raw: String) -> String {
+        let scalars = raw.unicodeScalars
         guard let first = scalars.firstIndex(where: { $0 != " " }),
               let last = scalars.lastIndex(where: { $0 != " " }) else { return "" }
         return String(scalars[first...last])
