@@ -206,7 +206,7 @@ public struct When: Sendable, Equatable {
 
     static func dateString(_ date: Date, calendar: Calendar) -> String {
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
-        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+        return CivilDate(year: parts.year ?? 0, month: parts.month ?? 0, day: parts.day ?? 0).text
     }
 
     /// `YYYY-MM-DD` as the start of that local day, only if it is a real date.
