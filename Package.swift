@@ -20,13 +20,15 @@ let package = Package(
         // Pure layers.
         .target(name: "ChorusProtocol"),
         .target(name: "ChorusCore", dependencies: ["ChorusProtocol"]),
+        // How the domain's records look on the wire: JSON shapes and text lines.
+        .target(name: "ChorusRendering", dependencies: ["ChorusCore", "ChorusProtocol"]),
         .target(name: "ChorusStore", dependencies: ["CSQLite", "CLinux", "ChorusCore", "ChorusLocking"]),
         .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
         .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
 
         // Wiring.
         .target(name: "ChorusServer", dependencies: [
-            "ChorusProtocol", "ChorusCore", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
+            "ChorusProtocol", "ChorusCore", "ChorusRendering", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
         ]),
         .target(name: "ChorusClient", dependencies: ["ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
         .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusCore", "ChorusCrypto", "CLinux"]),
@@ -41,6 +43,7 @@ let package = Package(
 
         .testTarget(name: "ChorusProtocolTests", dependencies: ["ChorusProtocol"]),
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
+        .testTarget(name: "ChorusRenderingTests", dependencies: ["ChorusRendering", "ChorusCore"]),
         .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusLocking"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),

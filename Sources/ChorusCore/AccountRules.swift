@@ -4,19 +4,19 @@ public enum AccountRules {
     public static let passwordBytes = 15...1024
 
     /// Folds to lower case, then requires 2–32 of `a–z 0–9 . _ -`.
-    public static func normalizedName(_ raw: String) throws(ChorusError) -> String {
+    public static func normalizedName(_ raw: String) throws(DomainError) -> String {
         let name = raw.lowercased()
         guard nameLength.contains(name.utf8.count), name.utf8.allSatisfy(isNameByte) else {
-            throw .badValue("a name is 2-32 of a-z 0-9 . _ - (got \(shown(raw)))")
+            throw .badName(shown(raw))
         }
         return name
     }
 
     /// 15–1024 bytes of UTF-8, any characters, never truncated.
-    public static func checkPassword(_ password: String) throws(ChorusError) {
+    public static func checkPassword(_ password: String) throws(DomainError) {
         let count = password.utf8.count
         guard passwordBytes.contains(count) else {
-            throw .badValue("a password is 15-1024 bytes (got \(count)); a few words make a good one")
+            throw .badPasswordLength(count)
         }
     }
 

@@ -8,23 +8,23 @@
 public enum FieldText {
     /// Trimmed of spaces, 1...`maxCharacters` characters, no control characters (tab
     /// included) and no line or paragraph separators. `what` names the field in the error.
-    public static func oneLine(_ raw: String, _ what: String, maxCharacters: Int) throws(ChorusError) -> String {
+    public static func oneLine(_ raw: String, _ what: String, maxCharacters: Int) throws(DomainError) -> String {
         let text = withoutOuterSpaces(raw)
-        guard !text.isEmpty, text.count <= maxCharacters else { throw .badValue("\(what) is 1-\(maxCharacters) characters") }
+        guard !text.isEmpty, text.count <= maxCharacters else { throw .fieldLength(what, max: maxCharacters) }
         if let bad = text.unicodeScalars.first(where: breaksLine) {
-            throw .badValue("\(what) is one line: no \(describe(bad)) (only notes may hold a newline)")
+            throw .fieldNotOneLine(what, character: describe(bad))
         }
         return text
     }
 
     /// Free text (notes, chat lines): newlines and tabs allowed, other control characters
     /// and separators not; at most `maxCharacters` characters.
-    public static func multiLine(_ text: String, _ what: String, maxCharacters: Int) throws(ChorusError) {
-        guard text.count <= maxCharacters else { throw .badValue("\(what) is at most \(maxCharacters) characters") }
+    public static func multiLine(_ text: String, _ what: String, maxCharacters: Int) throws(DomainError) {
+        guard text.count <= maxCharacters else { throw .fieldTooLong(what, max: maxCharacters) }
         // Every chat line comes through here: look at scalars only when a byte could start a bad one.
         guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 }) else { return }
         if let bad = text.unicodeScalars.first(where: { $0 != "\n" && $0 != "\t" && breaksLine($0) }) {
-            throw .badValue("\(what) may not hold \(describe(bad))")
+            throw .fieldCharacter(what, character: describe(bad))
         }
     }
 

@@ -9,7 +9,7 @@ public enum RepeatRule: Sendable, Equatable {
 
     public static let accepted = "daily, weekly, monthly or Nd (1-365)"
 
-    public init(parsing raw: String) throws(ChorusError) {
+    public init(parsing raw: String) throws(DomainError) {
         switch raw.lowercased() {
         case "daily": self = .days(1)
         case "weekly": self = .days(7)
@@ -17,7 +17,7 @@ public enum RepeatRule: Sendable, Equatable {
         default:
             let word = raw.lowercased()
             guard word.hasSuffix("d"), let count = Int(word.dropLast()), (1...365).contains(count) else {
-                throw .badValue("bad repeat \(raw): use \(RepeatRule.accepted)")
+                throw .badRepeat(raw, accepted: RepeatRule.accepted)
             }
             self = .days(count)
         }

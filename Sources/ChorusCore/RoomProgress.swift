@@ -1,7 +1,28 @@
+import Foundation
+
 /// A room's progress: its top-level tasks' progress weighted by points. Tasks count while
 /// open and for a week after they are done, so the bar tracks what the household is doing
 /// now rather than creeping to 100% with months of finished chores.
 public enum RoomProgress {
+    /// How long a finished task still counts.
+    public static let window: TimeInterval = 7 * 86400
+
+    /// The oldest finishing time (as stored) that still counts at `now`.
+    public static func windowStart(now: Date) -> String {
+        Timestamp.rfc3339(now.addingTimeInterval(-window))
+    }
+
+    /// Whether the bar counts this task: top-level, and open or finished at or after `since`.
+    public static func counts(_ task: TaskRecord, since: String) -> Bool {
+        task.parent == nil && (!task.done || (task.doneAt ?? "") >= since)
+    }
+
+    /// The bar at `now` over a room's tasks: those it counts, by `percent(of:)`.
+    public static func percent(of tasks: [TaskRecord], now: Date) -> Int {
+        let since = windowStart(now: now)
+        return percent(of: tasks.filter { counts($0, since: since) })
+    }
+
     /// What the percentage is made of, summed over the counted tasks: the store sums these
     /// in SQL rather than reading every task of a room for its bar.
     public struct Totals: Equatable, Sendable {

@@ -37,12 +37,17 @@ public struct TaskRecord: Sendable, Equatable {
     /// The day of the month a monthly series keeps when this occurrence had to fall
     /// earlier (31 Jan, then 28 Feb with 31 here); nil means its due's own day.
     public var repeatDay: Int?
+    /// The progress it had when last finished, given back when it is reopened.
+    public var reopenProgress: Int?
+    /// Its notice times and which notices went out, as last stored.
+    public var notices: TaskNotices
 
     public init(id: Int64, room: Int64?, roomName: String?, ownerID: Int64?, title: String, notes: String?, done: Bool,
                 progress: Int, assignee: String?, assigneeID: Int64? = nil, creator: String, creatorID: Int64, due: String?,
                 start: String?, estimate: Double?, points: Int, parent: Int64?, repeatRule: String?, rotate: String?,
                 remind: String?, created: String, doneAt: String?, doneBy: String?, doneByID: Int64? = nil,
-                computedProgress: Int? = nil, nextOccurrence: Int64? = nil, repeatDay: Int? = nil) {
+                computedProgress: Int? = nil, nextOccurrence: Int64? = nil, repeatDay: Int? = nil,
+                reopenProgress: Int? = nil, notices: TaskNotices = TaskNotices()) {
         self.id = id
         self.room = room
         self.roomName = roomName
@@ -70,6 +75,8 @@ public struct TaskRecord: Sendable, Equatable {
         self.computedProgress = computedProgress
         self.nextOccurrence = nextOccurrence
         self.repeatDay = repeatDay
+        self.reopenProgress = reopenProgress
+        self.notices = notices
     }
 
     public var effectiveProgress: Int { done ? 100 : (computedProgress ?? progress) }
@@ -80,8 +87,11 @@ public struct TaskRecord: Sendable, Equatable {
         assignee = account?.name
     }
 
-    /// Marks it done by an account now, or (nil) open again.
+    /// Marks it done by an account now, or (nil) open again. Finishing keeps the progress
+    /// it had, and reopening gives it back.
     public mutating func finish(by account: (id: Int64, name: String)?, at time: String?) {
+        if account != nil && !done { reopenProgress = progress }
+        if account == nil && done { progress = reopenProgress ?? progress }
         done = account != nil
         doneByID = account?.id
         doneBy = account?.name

@@ -26,7 +26,7 @@ public struct When: Sendable, Equatable {
     }
 
     /// Parses what a user typed, relative to `now`.
-    public static func parse(_ text: String, now: Date, calendar: Calendar = .current) throws(ChorusError) -> When {
+    public static func parse(_ text: String, now: Date, calendar: Calendar = .current) throws(DomainError) -> When {
         let word = text.lowercased()
         let today = calendar.startOfDay(for: now)
         func day(_ date: Date) -> When { When(stored: dateString(date, calendar: calendar), dateOnly: true) }
@@ -60,7 +60,7 @@ public struct When: Sendable, Equatable {
            let moment = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: date) {
             return instant(moment)
         }
-        throw .badValue("bad date \(text): use \(accepted)")
+        throw .badDate(text, accepted: accepted)
     }
 
     /// The moment this value stands for. A date alone means `hour`:`minute` local time on
@@ -204,18 +204,18 @@ public struct When: Sendable, Equatable {
 
     static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
 
-    static func dateString(_ date: Date, calendar: Calendar) -> String {
+    public static func dateString(_ date: Date, calendar: Calendar) -> String {
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
         return CivilDate(year: parts.year ?? 0, month: parts.month ?? 0, day: parts.day ?? 0).text
     }
 
     /// `YYYY-MM-DD` as the start of that local day, only if it is a real date.
-    static func localDate(_ text: String, calendar: Calendar) -> Date? {
+    public static func localDate(_ text: String, calendar: Calendar) -> Date? {
         guard let date = civilDate(text) else { return nil }
         return calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day))
     }
 
-    static func utcInstant(_ text: String) -> Date? {
+    public static func utcInstant(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count == 20, bytes[10] == UInt8(ascii: "T"), bytes[19] == UInt8(ascii: "Z") else { return nil }
         var utc = Calendar(identifier: .gregorian)

@@ -30,11 +30,11 @@ final class AccountService: Sendable {
 
     func register(name rawName: String, password: String, completion: @escaping Completion<SignedInAccount>) {
         let name: String
-        do throws(ChorusError) {
+        do throws(DomainError) {
             name = try AccountRules.normalizedName(rawName)
             try AccountRules.checkPassword(password)
         } catch {
-            return completion(.failure(error))
+            return completion(.failure(ChorusError(error)))
         }
         // A taken name is public anyway (409); checking first spares a hash.
         read({ db in try db.account(named: name) }, completion) { [self] existing in
@@ -68,10 +68,10 @@ final class AccountService: Sendable {
     }
 
     func changePassword(accountID: Int64, old: String, new: String, completion: @escaping Completion<Void>) {
-        do throws(ChorusError) {
+        do throws(DomainError) {
             try AccountRules.checkPassword(new)
         } catch {
-            return completion(.failure(error))
+            return completion(.failure(ChorusError(error)))
         }
         read({ db in try db.account(id: accountID) }, completion) { [self] record in
             guard let record else { return completion(.failure(.unauthorized("account is gone; log in again"))) }
@@ -134,6 +134,7 @@ final class AccountService: Sendable {
     static func clientError(_ error: Error) -> ChorusError {
         switch error {
         case let error as ChorusError: return error
+        case let error as DomainError: return ChorusError(error)
         case let error as StoreError:
             Log.info("store: \(error)")
             return error.chorusError

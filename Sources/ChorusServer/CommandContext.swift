@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusRendering
 import ChorusNet
 import ChorusStore
 import Foundation
@@ -145,30 +146,17 @@ final class CommandContext {
     // MARK: Finding things the caller may see
 
     /// R: a room id, or a name unique among the caller's rooms. A room the caller is not in
-    /// answers exactly like one that does not exist.
+    /// answers exactly like one that does not exist (`Permissions`).
     func room(_ reference: String) throws -> RoomAccess {
         let digits = reference.hasPrefix("#") ? String(reference.dropFirst()) : reference
-        if let id = Int64(digits) {
-            guard let room = try db.roomAccess(id: id, forUser: caller.id) else {
-                throw ChorusError.notFound("no such room \(reference)")
-            }
-            return room
-        }
-        let ids = try db.roomIDs(named: reference, forUser: caller.id)
-        guard let first = ids.first else { throw ChorusError.notFound("no such room \(reference)") }
-        guard ids.count == 1 else {
-            throw ChorusError.conflict("\(ids.count) rooms are named \(reference): use an id (\(ids.map { "#\($0)" }.joined(separator: ", ")))")
-        }
-        guard let room = try db.roomAccess(id: first, forUser: caller.id) else {
-            throw ChorusError.notFound("no such room \(reference)")
-        }
-        return room
+        let id = try Int64(digits) ?? Permissions.roomNamed(reference, among: try db.roomIDs(named: reference, forUser: caller.id))
+        return try Permissions.visibleRoom(try db.roomAccess(id: id, forUser: caller.id), reference: reference)
     }
 
     /// The room with its progress figures, for replies that show it.
     func roomRecord(_ access: RoomAccess) throws -> RoomRecord {
         guard let room = try db.room(id: access.id, forUser: caller.id, now: now) else {
-            throw ChorusError.notFound("no such room \(access.id)")
+            throw DomainError.noSuchRoom(String(access.id))
         }
         return room
     }
@@ -176,38 +164,28 @@ final class CommandContext {
     /// A room the caller must hold at least `role` in.
     func room(_ reference: String, atLeast role: Role, to action: String) throws -> RoomAccess {
         let found = try room(reference)
-        guard found.role >= role else {
-            throw ChorusError.forbidden("only the \(role == .owner ? "owner" : "owner or an admin") of \(found.name) can \(action)")
-        }
+        try Permissions.require(role, in: found, to: action)
         return found
     }
 
     /// A task the caller may see: in one of their rooms, or their own personal task.
     /// Returns the caller's role in the task's room (nil for a personal task).
     func task(_ id: Int64) throws -> (task: TaskRecord, role: Role?) {
-        guard let task = try db.task(id: id) else { throw ChorusError.notFound("no such task \(id)") }
-        if let room = task.room {
-            guard let role = try db.role(ofUser: caller.id, inRoom: room) else {
-                throw ChorusError.notFound("no such task \(id)")
-            }
-            return (task, role)
-        }
-        guard task.ownerID == caller.id else { throw ChorusError.notFound("no such task \(id)") }
-        return (task, nil)
+        guard let task = try db.task(id: id) else { throw DomainError.noSuchTask(id) }
+        let role = try task.room.flatMap { try db.role(ofUser: caller.id, inRoom: $0) }
+        return (task, try Permissions.visibleTask(task, caller: caller.id, role: role))
     }
 
     /// A task the caller may edit or delete: its creator, or an admin or owner of its room.
     func editableTask(_ id: Int64, to action: String) throws -> TaskRecord {
         let (task, role) = try task(id)
-        if task.room != nil && task.creatorID != caller.id && (role ?? .member) < .admin {
-            throw ChorusError.forbidden("only the creator of #\(id), or an owner or admin of \(task.roomName ?? "the room"), can \(action) it")
-        }
+        try Permissions.requireEditable(task, caller: caller.id, role: role, to: action)
         return task
     }
 
     /// An account by name, or 404.
     func user(named raw: String) throws -> AccountRecord {
-        guard let account = try db.account(named: raw.lowercased()) else { throw ChorusError.notFound("no such user \(raw)") }
+        guard let account = try db.account(named: raw.lowercased()) else { throw DomainError.noSuchUser(raw) }
         return account
     }
 

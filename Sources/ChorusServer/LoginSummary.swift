@@ -7,7 +7,7 @@ enum LoginSummary {
     static func text(for user: Int64, db: Database, now: Date) throws -> String {
         let rooms = try db.rooms(ofUser: user, now: now).count
         let tasks = try db.tasks(in: .mine(user: user), done: false)
-        let overdue = tasks.filter(Presentation(now: now).isOverdue).count
+        let overdue = tasks.filter(TaskTiming(now: now).isOverdue).count
         var text = " · \(rooms) room\(rooms == 1 ? "" : "s") · \(tasks.count) task\(tasks.count == 1 ? "" : "s") for you"
         if overdue > 0 { text += " (\(overdue) overdue)" }
         return text

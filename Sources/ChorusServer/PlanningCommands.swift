@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusRendering
 import ChorusStore
 import Foundation
 

@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusRendering
 import ChorusCrypto
 import ChorusStore
 import Foundation
@@ -55,7 +56,7 @@ extension CommandContext {
         do {
             try db.addMember(room: room.id, user: account.id, role: .member, joined: timestamp)
         } catch let error as ChorusError where error.code == 409 {
-            throw ChorusError.conflict("\(account.name) is already a member of \(room.name)")
+            throw DomainError.alreadyMember(user: account.name, room: room.name)
         }
         let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(account.name)), ("role", .string("member"))],
                                    text: "\(caller.name) added \(account.name) to \(room.name)")
@@ -67,12 +68,8 @@ extension CommandContext {
     func roomRemove(_ reference: String, user name: String) throws -> CommandResult {
         let room = try room(reference, atLeast: .admin, to: "remove members")
         let account = try user(named: name)
-        guard let role = try db.role(ofUser: account.id, inRoom: room.id) else {
-            throw ChorusError.notFound("\(account.name) is not a member of \(room.name)")
-        }
-        if account.id == caller.id { throw ChorusError.forbidden("to leave \(room.name) use ROOM LEAVE") }
-        guard role != .owner else { throw ChorusError.forbidden("nobody removes the owner of \(room.name)") }
-        guard role < room.role else { throw ChorusError.forbidden("only the owner of \(room.name) can remove an admin") }
+        try Permissions.requireRemovable((account.id, account.name), role: try db.role(ofUser: account.id, inRoom: room.id),
+                                         from: room, caller: caller.id)
         let audience = try db.memberIDs(ofRoom: room.id)
         let chores = try openTasks(of: account, in: room.id)
         try db.removeMember(room: room.id, user: account.id)
@@ -86,9 +83,7 @@ extension CommandContext {
     /// ROOM LEAVE R
     func roomLeave(_ reference: String) throws -> CommandResult {
         let room = try room(reference)
-        guard room.role != .owner else {
-            throw ChorusError.forbidden("the owner cannot leave \(room.name): hand it over first with ROOM ROLE \(room.id) USER owner")
-        }
+        try Permissions.requireMayLeave(room)
         let audience = try db.memberIDs(ofRoom: room.id)
         let chores = try openTasks(of: try user(named: caller.name), in: room.id)
         try db.removeMember(room: room.id, user: caller.id)
@@ -103,18 +98,14 @@ extension CommandContext {
     func roomRole(_ reference: String, user name: String, role raw: String) throws -> CommandResult {
         let room = try room(reference, atLeast: .owner, to: "change roles")
         let account = try user(named: name)
-        guard let current = try db.role(ofUser: account.id, inRoom: room.id) else {
-            throw ChorusError.notFound("\(account.name) is not a member of \(room.name)")
-        }
+        let current = try db.role(ofUser: account.id, inRoom: room.id)
+        guard current != nil else { throw DomainError.notAMember(user: account.name, room: room.name) }
         guard let role = Role(rawValue: raw) else { throw ChorusError.badValue("unknown role \(raw)") }
-        guard account.id != caller.id else {
-            throw ChorusError.forbidden("the owner keeps the owner role until handing it to someone else")
-        }
-        guard current != role else { throw ChorusError.conflict("\(account.name) is already \(role.rawValue) of \(room.name)") }
+        let handover = try Permissions.roleChange(of: (account.id, account.name), from: current, to: role, in: room, caller: caller.id)
         try db.setRole(room: room.id, user: account.id, role: role)
         try emitToRoom("member.role", room: room.id, payload: [("user", .string(account.name)), ("role", .string(role.rawValue))],
                        text: "\(caller.name) made \(account.name) \(role.rawValue) of \(room.name)")
-        if role == .owner {
+        if handover {
             // Handing over: the old owner stays on as an admin.
             try db.setRole(room: room.id, user: caller.id, role: .admin)
             try emitToRoom("member.role", room: room.id, payload: [("user", .string(caller.name)), ("role", .string("admin"))],
@@ -139,19 +130,8 @@ extension CommandContext {
     /// ROOM INVITE R [uses=N] [expires=WHEN]
     func roomInvite(_ reference: String, options: [String: String]) throws -> CommandResult {
         let room = try room(reference, atLeast: .admin, to: "invite")
-        var uses: Int?
-        if let raw = options["uses"], !raw.isEmpty {
-            guard let count = Int(raw), (1...1000).contains(count) else { throw ChorusError.badValue("uses is 1-1000, not \(raw)") }
-            uses = count
-        }
-        let expires: String
-        if let raw = options["expires"], !raw.isEmpty {
-            let when = try When.parse(raw, now: now)
-            guard let moment = when.dueInstant(), moment > now else { throw ChorusError.badValue("expires is in the past: \(raw)") }
-            expires = Timestamp.rfc3339(moment)
-        } else {
-            expires = Timestamp.rfc3339(now.addingTimeInterval(7 * 86400))
-        }
+        let uses = try InviteRules.uses(options["uses"])
+        let expires = Timestamp.rfc3339(try InviteRules.expiry(options["expires"], now: now))
         let code = InviteCode.make()
         try db.createInvite(code: code, room: room.id, createdBy: caller.id, usesLeft: uses, expires: expires, created: timestamp)
         let usesText = uses.map { "\($0) use\($0 == 1 ? "" : "s")" } ?? "unlimited uses"
@@ -163,7 +143,7 @@ extension CommandContext {
     /// ROOM INVITES R
     func roomInvites(_ reference: String) throws -> CommandResult {
         let room = try room(reference, atLeast: .admin, to: "see its invites")
-        let invites = try db.invites(ofRoom: room.id).filter { !isExpired($0) }
+        let invites = try db.invites(ofRoom: room.id).filter { !InviteRules.isExpired($0, now: now) }
         let body = invites.map { invite in
             "  \(invite.code)  \(invite.usesLeft.map { "\($0) left" } ?? "unlimited")  until \(invite.expires ?? "-")  by \(invite.createdBy)"
         }
@@ -175,22 +155,21 @@ extension CommandContext {
     func roomUninvite(_ reference: String, code raw: String) throws -> CommandResult {
         let room = try room(reference, atLeast: .admin, to: "cancel invites")
         guard let code = InviteCode.normalized(raw), try db.deleteInvite(code: code, room: room.id) else {
-            throw ChorusError.notFound("no such invite code \(raw) for \(room.name)")
+            throw DomainError.noSuchInviteInRoom(code: raw, room: room.name)
         }
         return result(.ok("cancelled \(code)", [("code", .string(code))]))
     }
 
     /// ROOM JOIN CODE
     func roomJoin(code raw: String) throws -> CommandResult {
-        let missing = ChorusError.notFound("no such invite code \(raw) (it may have expired or been used up)")
-        guard let code = InviteCode.normalized(raw), let invite = try db.invite(code: code) else { throw missing }
-        guard !isExpired(invite), invite.usesLeft != 0 else { throw missing }
-        if try db.role(ofUser: caller.id, inRoom: invite.room) != nil {
-            throw ChorusError.conflict("you are already a member of room #\(invite.room)")
-        }
+        let code = InviteCode.normalized(raw)
+        let found = try code.flatMap { try db.invite(code: $0) }
+        let isMember = try found.map { try db.role(ofUser: caller.id, inRoom: $0.room) != nil } ?? false
+        let invite = try InviteRules.requireJoinable(found, typed: raw, isMember: isMember, now: now)
+        guard let code else { throw DomainError.noSuchInvite(raw) }
         try db.addMember(room: invite.room, user: caller.id, role: .member, joined: timestamp)
         try db.useInvite(code: code)
-        guard let room = try db.room(id: invite.room, forUser: caller.id, now: now) else { throw missing }
+        guard let room = try db.room(id: invite.room, forUser: caller.id, now: now) else { throw DomainError.noSuchInvite(raw) }
         let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(caller.name)), ("role", .string("member"))],
                                    text: "\(caller.name) joined \(room.name) with an invite from \(invite.createdBy)")
         try db.openMembership(room: room.id, user: caller.id, fromEvent: event)
@@ -208,11 +187,6 @@ extension CommandContext {
             guard let task = try db.task(id: id) else { continue }
             try emitTask("task.updated", task, text: "#\(id) \(task.title) is unassigned: \(name) left \(task.roomName ?? "the room")")
         }
-    }
-
-    private func isExpired(_ invite: InviteRecord) -> Bool {
-        guard let expires = invite.expires, let moment = When(stored: expires)?.dueInstant() else { return false }
-        return moment <= now
     }
 
     /// An OK whose JSON carries the room as the caller now sees it.

@@ -1,11 +1,12 @@
 import ChorusCore
+import ChorusRendering
 import ChorusStore
 import Foundation
 
 /// TASK ... and TASKS: chores, their assignees, progress and subtasks.
 extension CommandContext {
-    static let maxTitle = 200
-    static let maxNotes = 4000
+    static let maxTitle = TaskFields.maxTitle
+    static let maxNotes = TaskFields.maxNotes
 
     /// TASK ADD R|me TITLE [OPTIONS]
     func taskAdd(_ reference: String, title raw: String, options: [String: String]) throws -> CommandResult {
@@ -76,41 +77,51 @@ extension CommandContext {
 
     /// TASK PROGRESS T 0..100
     func taskProgress(_ id: Int64, percent raw: String) throws -> CommandResult {
-        var (task, _) = try task(id)
+        let (task, _) = try task(id)
         let digits = raw.hasSuffix("%") ? String(raw.dropLast()) : raw
         guard let percent = Int(digits), (0...100).contains(percent) else {
             throw ChorusError.badValue("progress is a whole percentage 0-100, not \(raw)")
         }
-        guard !task.done else { throw ChorusError.conflict("#\(id) is done; TASK REOPEN \(id) first") }
-        if task.computedProgress != nil {
-            throw ChorusError.conflict("the progress of #\(id) comes from its subtasks")
-        }
-        task.progress = percent
-        let saved = try save(task)
+        let saved = try save(try TaskLifecycle.setProgress(task, to: percent))
         try emitTask("task.updated", saved, text: "\(caller.name) moved #\(id) \(saved.title) to \(percent)%\(place(saved))")
         return result(.ok("#\(id) \(saved.title) \(Presentation.bar(saved.effectiveProgress))", [("task", present.task(saved))]))
     }
 
     /// TASK DONE T
     func taskDone(_ id: Int64) throws -> CommandResult {
-        var (task, _) = try task(id)
-        guard !task.done else { throw ChorusError.conflict("#\(id) is already done") }
-        task.finish(by: (caller.id, caller.name), at: timestamp)
+        let (task, _) = try task(id)
         // Finished before and reopened: the period's next occurrence exists already.
         let made = try task.nextOccurrence.flatMap { try db.task(id: $0) }
-        let next = made == nil ? try nextOccurrence(of: task) : nil
-        if let next { task.nextOccurrence = next.id }
-        let saved = try save(task)
+        // Each name the rotation tries is looked up once; the pick's account is the one found then.
+        var accounts: [String: AccountRecord] = [:]
+        var finishing = try TaskLifecycle.finish(task, by: (caller.id, caller.name), at: timestamp, now: now,
+                                                 madeBefore: made != nil) { name in
+            do {
+                accounts[name] = try member(named: name, for: task)
+                return true
+            } catch DomainError.noSuchUser, DomainError.notAMember, DomainError.personalTaskAssignee {
+                return false  // left the room, or no longer an account
+            }
+        }
+        let next = try finishing.next.map { try create($0, assignee: $0.assignee.flatMap { accounts[$0] }) }
+        if let next { finishing.task.nextOccurrence = next.id }
+        let saved = try save(finishing.task)
         let roomText = try roomProgressText(saved)
-        try emitTask("task.done", saved, text: "\(caller.name) finished #\(id) \(saved.title)\(roomText)")
         var fields: [(String, JSONValue)] = [("task", present.task(saved))]
         var summary = "#\(id) \(saved.title) — done\(roomText)"
-        if let next {
-            let whose = next.assignee.map { " for \($0)" } ?? ""
-            try emitTask("task.added", next, text: "next time: #\(next.id) \(next.title)\(whose), \(present.dueText(next))\(place(next))")
-            fields.append(("next", present.task(next)))
-            summary += " · next: #\(next.id)\(whose), \(present.dueText(next))"
-        } else if let made {
+        for event in finishing.events {
+            switch event {
+            case .finished:
+                try emitTask("task.done", saved, text: "\(caller.name) finished #\(id) \(saved.title)\(roomText)")
+            case .nextOccurrenceAdded:
+                guard let next else { continue }
+                let whose = next.assignee.map { " for \($0)" } ?? ""
+                try emitTask("task.added", next, text: "next time: #\(next.id) \(next.title)\(whose), \(present.dueText(next))\(place(next))")
+                fields.append(("next", present.task(next)))
+                summary += " · next: #\(next.id)\(whose), \(present.dueText(next))"
+            }
+        }
+        if let made {
             summary += " · next: #\(made.id) made before"
         }
         return result(.ok(summary, fields))
@@ -118,10 +129,8 @@ extension CommandContext {
 
     /// TASK REOPEN T
     func taskReopen(_ id: Int64) throws -> CommandResult {
-        var (task, _) = try task(id)
-        guard task.done else { throw ChorusError.conflict("#\(id) is not done") }
-        task.finish(by: nil, at: nil)
-        let saved = try save(task)
+        let (task, _) = try task(id)
+        let saved = try save(try TaskLifecycle.reopen(task))
         try emitTask("task.reopened", saved, text: "\(caller.name) reopened #\(id) \(saved.title)\(place(saved))")
         return result(.ok("#\(id) \(saved.title) is open again", [("task", present.task(saved))]))
     }
@@ -151,8 +160,8 @@ extension CommandContext {
         }
         let done: Bool? = filter == "all" ? nil : filter == "done"
         var tasks = try db.tasks(in: scope, done: done)
-        if filter == "overdue" { tasks = tasks.filter(present.isOverdue) }
-        let overdue = tasks.filter(present.isOverdue).count
+        if filter == "overdue" { tasks = tasks.filter(present.timing.isOverdue) }
+        let overdue = tasks.filter(present.timing.isOverdue).count
         let summary = "\(tasks.count) task\(tasks.count == 1 ? "" : "s")" + (overdue > 0 && filter != "overdue" ? " (\(overdue) overdue)" : "")
         return result(.ok(summary, body: tasks.map { present.taskLine($0) }, [("tasks", .array(tasks.map(present.task)))]))
     }
@@ -165,121 +174,77 @@ extension CommandContext {
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
             let clear = value.isEmpty
             switch key {
-            case "title": task.title = try Self.title(value)
+            case "title": task.title = try TaskFields.title(value)
             case "notes":
                 try FieldText.multiLine(value, "notes", maxCharacters: Self.maxNotes)
                 task.notes = clear ? nil : value
             case "assign":
                 let account = clear || value == "-" ? nil : try member(named: value, for: task)
                 task.assign(to: account.map { ($0.id, $0.name) })
-            case "due":
-                task.due = clear ? nil : try When.parse(value, now: now).stored
-                // A due set by hand starts the monthly series on its own day.
-                task.repeatDay = nil
+            case "due": TaskLifecycle.setDue(&task, to: clear ? nil : try When.parse(value, now: now).stored)
             case "start": task.start = clear ? nil : try When.parse(value, now: now).stored
-            case "estimate":
-                guard clear || (Double(value).map { $0 >= 0 && $0 <= 3650 } ?? false) else {
-                    throw ChorusError.badValue("estimate is a number of days 0-3650, not \(value)")
-                }
-                task.estimate = clear ? nil : Double(value)
-            case "points":
-                guard clear || (Int(value).map { (0...1000).contains($0) } ?? false) else {
-                    throw ChorusError.badValue("points is a whole number 0-1000, not \(value)")
-                }
-                task.points = clear ? 1 : Int(value) ?? 1
+            case "estimate": task.estimate = try TaskFields.estimate(value)
+            case "points": task.points = try TaskFields.points(value)
             case "parent": task.parent = clear ? nil : try parent(value, for: task, adding: adding)
             case "remind": task.remind = clear ? nil : try When.parse(value, now: now).stored
-            case "repeat":
-                task.repeatRule = clear ? nil : try RepeatRule(parsing: value).stored
-                task.repeatDay = nil
+            case "repeat": TaskLifecycle.setRepeat(&task, to: clear ? nil : try RepeatRule(parsing: value).stored)
             case "rotate": task.rotate = clear ? nil : try rotation(value, for: task)
             default: throw ChorusError.syntax("unknown option \(key)")
             }
         }
     }
 
-    /// A parent must be a visible top-level task of the same room (subtasks go one level deep).
+    /// A parent must be a visible top-level task of the same room (`TaskFields.requireParent`).
     private func parent(_ raw: String, for task: TaskRecord, adding: Bool) throws -> Int64 {
-        let digits = raw.hasPrefix("#") ? String(raw.dropFirst()) : raw
-        guard let id = Int64(digits) else { throw ChorusError.badValue("parent is a task number, not \(raw)") }
+        let id = try TaskFields.parentID(raw)
         // A task being added already has its id here; to the user that task does not exist yet.
-        guard !(adding && id == task.id) else { throw ChorusError.notFound("no such task \(id)") }
+        guard !(adding && id == task.id) else { throw DomainError.noSuchTask(id) }
         let (parent, _) = try self.task(id)
-        guard parent.id != task.id else { throw ChorusError.badValue("a task cannot be its own parent") }
-        guard parent.room == task.room, parent.ownerID == task.ownerID else {
-            throw ChorusError.badValue("#\(id) is in another room; a subtask lives with its parent")
-        }
-        guard parent.parent == nil else { throw ChorusError.badValue("#\(id) is itself a subtask; subtasks go one level deep") }
-        guard try db.subtasks(of: task.id).isEmpty else {
-            throw ChorusError.badValue("#\(task.id) has subtasks of its own, so it cannot become one")
-        }
+        try TaskFields.requireParent(parent, for: task) { !(try db.subtasks(of: task.id).isEmpty) }
         return id
     }
 
     /// `rotate=alice,bob,carol`: members of the task's room, each once, in turn order.
     private func rotation(_ raw: String, for task: TaskRecord) throws -> String {
-        guard task.room != nil else { throw ChorusError.badValue("a personal task has nobody to rotate with") }
+        try TaskFields.requireRotatable(task)
         var names: [String] = []
         for word in raw.split(separator: ",", omittingEmptySubsequences: true) {
-            let name = try member(named: word.trimmingCharacters(in: .whitespaces), for: task).name
-            guard !names.contains(name) else { throw ChorusError.badValue("\(name) is twice in rotate") }
-            names.append(name)
+            try TaskFields.addTurn(try member(named: word.trimmingCharacters(in: .whitespaces), for: task).name, to: &names)
         }
-        guard !names.isEmpty, names.count <= 50 else { throw ChorusError.badValue("rotate is 1-50 member names, separated by commas") }
-        return names.joined(separator: ",")
+        return try TaskFields.rotation(names)
     }
 
-    /// Finishing a repeating task creates the next occurrence (`RepeatRule.next`): the
-    /// series' first date after today, start and reminder moved by as many days, for the
-    /// next turn of the rotation (`Rotation`).
-    private func nextOccurrence(of task: TaskRecord) throws -> TaskRecord? {
-        guard let raw = task.repeatRule, let rule = try? RepeatRule(parsing: raw) else { return nil }
-        let occurrence = rule.next(after: task.due.flatMap(When.init(stored:)), anchorDay: task.repeatDay, now: now)
-        var draft = TaskDraft(room: task.room, owner: task.ownerID, title: task.title, creator: task.creatorID, created: timestamp)
-        draft.notes = task.notes
-        draft.points = task.points
-        draft.estimate = task.estimate
-        draft.parent = task.parent
+    /// Creates the next occurrence `TaskLifecycle.finish` decided on, for `assignee`.
+    private func create(_ occurrence: NextOccurrence, assignee: AccountRecord?) throws -> TaskRecord {
+        var draft = TaskDraft(room: occurrence.room, owner: occurrence.owner, title: occurrence.title,
+                              creator: occurrence.creator, created: timestamp)
+        draft.notes = occurrence.notes
+        draft.points = occurrence.points
+        draft.estimate = occurrence.estimate
+        draft.parent = occurrence.parent
         var next = try reload(try db.insertTask(draft))
-        next.due = occurrence.due.stored
-        next.repeatRule = task.repeatRule
-        next.rotate = task.rotate
-        next.repeatDay = occurrence.anchorDay
-        if let days = occurrence.daysMoved {
-            next.start = task.start.flatMap(When.init(stored:))?.shifted(byDays: days).stored
-            next.remind = task.remind.flatMap(When.init(stored:))?.shifted(byDays: days).stored
-        }
-        let names = task.rotate?.split(separator: ",").map(String.init) ?? []
-        // Each name is looked up once; the pick's account is the one found then.
-        var accounts: [String: AccountRecord] = [:]
-        let assignee = try Rotation.nextAssignee(in: names, previous: task.assignee) { name in
-            do {
-                accounts[name] = try member(named: name, for: task)
-                return true
-            } catch let error as ChorusError where error.code == 404 || error.code == 403 {
-                return false  // left the room, or no longer an account
-            }
-        }
-        next.assign(to: assignee.flatMap { accounts[$0] }.map { ($0.id, $0.name) })
+        next.due = occurrence.due
+        next.start = occurrence.start
+        next.remind = occurrence.remind
+        next.repeatRule = occurrence.repeatRule
+        next.rotate = occurrence.rotate
+        next.repeatDay = occurrence.repeatDay
+        next.assign(to: assignee.map { ($0.id, $0.name) })
         return try save(next)
     }
 
     /// Only members of the task's room can take it; a personal task only its owner.
     private func member(named name: String, for task: TaskRecord) throws -> AccountRecord {
         let account = try user(named: name)
-        if let room = task.room {
-            guard try db.role(ofUser: account.id, inRoom: room) != nil else {
-                throw ChorusError.notFound("\(account.name) is not a member of \(task.roomName ?? "the room")")
-            }
-        } else if account.id != task.ownerID {
-            throw ChorusError.forbidden("a personal task can only be assigned to its owner")
-        }
+        let role = try task.room.flatMap { try db.role(ofUser: account.id, inRoom: $0) }
+        try Permissions.requireAssignable((account.id, account.name), to: task, role: role)
         return account
     }
 
-    /// Writes the task and reads it back with its computed fields.
+    /// Writes the task as the domain leaves it to be stored, and reads it back with its
+    /// computed fields.
     private func save(_ task: TaskRecord) throws -> TaskRecord {
-        try db.updateTask(task)
+        try db.updateTask(TaskLifecycle.readyToStore(task))
         return try reload(task.id)
     }
 
@@ -299,6 +264,6 @@ extension CommandContext {
     }
 
     static func title(_ raw: String) throws -> String {
-        try FieldText.oneLine(raw, "a title", maxCharacters: maxTitle)
+        try TaskFields.title(raw)
     }
 }

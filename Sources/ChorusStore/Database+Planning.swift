@@ -150,7 +150,7 @@ extension Database {
     /// Finished tasks are the room's whole history, so SQLite counts them (one indexed
     /// pass, a tenth of the time) instead of every row being read into a `TaskRecord`,
     /// which took the database thread 0.6 s for a room of 100,000. Open tasks are read,
-    /// since being overdue is the calendar's judgement (`Presentation.isOverdue`).
+    /// since being overdue is the calendar's judgement (`TaskTiming.isOverdue`).
     public func memberStats(room: Int64, now: Date) throws -> [MemberStats] {
         var stats = try members(ofRoom: room).map { MemberStats(name: $0.name, role: $0.role) }
         let index = Dictionary(uniqueKeysWithValues: stats.enumerated().map { ($1.name, $0) })
@@ -168,11 +168,11 @@ extension Database {
             stats[slot].doneWeek = Int(doer.doneWeek)
             stats[slot].pointsWeek = Int(doer.pointsWeek)
         }
-        let present = Presentation(now: now)
+        let timing = TaskTiming(now: now)
         for task in try tasks(in: .room(room), done: false) {
             guard let assignee = task.assignee, let slot = index[assignee] else { continue }
             stats[slot].open += 1
-            if present.isOverdue(task) { stats[slot].overdue += 1 }
+            if timing.isOverdue(task) { stats[slot].overdue += 1 }
         }
         return stats
     }

@@ -41,7 +41,7 @@ extension Database {
     }
 
     private func roomRecord(id: Int64, name: String, role: String, now: Date) throws -> RoomRecord {
-        let (totals, open) = try progressTotals(room: id, since: Timestamp.rfc3339(now.addingTimeInterval(-7 * 86400)))
+        let (totals, open) = try progressTotals(room: id, since: RoomProgress.windowStart(now: now))
         return RoomRecord(id: id, name: name, role: Role(rawValue: role) ?? .member,
                           progress: RoomProgress.percent(totals), open: open)
     }

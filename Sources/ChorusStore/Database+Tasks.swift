@@ -51,7 +51,8 @@ enum TaskSQL {
     static let select = """
         SELECT t.id, t.room, r.name, t.owner, t.title, t.notes, t.done, t.progress, a.name, c.name, t.creator,
                t.due, t.start, t.estimate, t.points, t.parent, t.repeat, t.rotate, t.remind, t.created, t.done_at, d.name,
-               t.assignee, t.done_by, \(subtaskProgress), t.next_task, t.repeat_day
+               t.assignee, t.done_by, \(subtaskProgress), t.next_task, t.repeat_day, t.reopen_progress,
+               t.due_at, t.remind_at, t.behind_at, t.overdue_sent, t.remind_sent, t.behind_sent
         FROM tasks t
         LEFT JOIN rooms r ON r.id = t.room
         LEFT JOIN users a ON a.id = t.assignee
@@ -68,7 +69,10 @@ enum TaskSQL {
             parent: row.optionalInt(15), repeatRule: row.optionalText(16), rotate: row.optionalText(17),
             remind: row.optionalText(18), created: row.text(19), doneAt: row.optionalText(20), doneBy: row.optionalText(21),
             doneByID: row.optionalInt(23), computedProgress: row.optionalInt(24).map(Int.init),
-            nextOccurrence: row.optionalInt(25), repeatDay: row.optionalInt(26).map(Int.init))
+            nextOccurrence: row.optionalInt(25), repeatDay: row.optionalInt(26).map(Int.init),
+            reopenProgress: row.optionalInt(27).map(Int.init),
+            notices: TaskNotices(dueAt: row.optionalInt(28), remindAt: row.optionalInt(29), behindAt: row.optionalInt(30),
+                                 overdueSent: row.bool(31), remindSent: row.bool(32), behindSent: row.bool(33)))
     }
 
     /// By the due moment (a date alone is due at the end of its day), not the stored text.
@@ -133,31 +137,25 @@ extension Database {
         return try prepare(TaskSQL.select + condition + clause + TaskSQL.order).rows(values, map: TaskSQL.record)
     }
 
-    /// Writes every field a command may change.
-    /// Also stores when the scheduler should speak up about it, and the progress to give
-    /// back if a finished task is reopened; a notice already sent is
-    /// sent again only when its time moves (SET sees the row's old values).
+    /// Writes every field a command may change, as the domain left them: the progress to
+    /// give back on reopening (`TaskRecord.finish`) and the notice times and flags
+    /// (`TaskLifecycle.readyToStore`).
     public func updateTask(_ task: TaskRecord) throws {
-        let times = task.noticeTimes()
-        func seconds(_ date: Date?) -> Statement.Value { date.map { .integer(Int64($0.timeIntervalSince1970.rounded(.down))) } ?? .null }
+        let notices = task.notices
         try prepare("""
-            UPDATE tasks SET title = ?2, notes = ?3, done = ?4,
-                             -- Finishing keeps the progress it had; reopening gives it back.
-                             reopen_progress = CASE WHEN ?4 = 1 AND done = 0 THEN progress ELSE reopen_progress END,
-                             progress = CASE WHEN ?4 = 0 AND done = 1 THEN coalesce(reopen_progress, ?5) ELSE ?5 END,
+            UPDATE tasks SET title = ?2, notes = ?3, done = ?4, progress = ?5, reopen_progress = ?22,
                              assignee = ?6, due = ?7, start = ?8,
                              estimate = ?9, points = ?10, parent = ?11, repeat = ?12, rotate = ?13, remind = ?14,
                              done_at = ?15, done_by = ?16, next_task = ?20, repeat_day = ?21,
-                             overdue_sent = CASE WHEN due_at IS ?17 THEN overdue_sent ELSE 0 END,
-                             remind_sent = CASE WHEN remind_at IS ?18 THEN remind_sent ELSE 0 END,
-                             behind_sent = CASE WHEN behind_at IS ?19 THEN behind_sent ELSE 0 END,
-                             due_at = ?17, remind_at = ?18, behind_at = ?19
+                             due_at = ?17, remind_at = ?18, behind_at = ?19,
+                             overdue_sent = ?23, remind_sent = ?24, behind_sent = ?25
             WHERE id = ?1
             """).run(.integer(task.id), .text(task.title), .init(task.notes), .init(task.done), .init(task.progress),
                      .init(task.assigneeID), .init(task.due), .init(task.start), .init(task.estimate), .init(task.points),
                      .init(task.parent), .init(task.repeatRule), .init(task.rotate), .init(task.remind),
-                     .init(task.doneAt), .init(task.doneByID), seconds(times.due), seconds(times.remind), seconds(times.behind),
-                     .init(task.nextOccurrence), .init(task.repeatDay))
+                     .init(task.doneAt), .init(task.doneByID), .init(notices.dueAt), .init(notices.remindAt),
+                     .init(notices.behindAt), .init(task.nextOccurrence), .init(task.repeatDay), .init(task.reopenProgress),
+                     .init(notices.overdueSent), .init(notices.remindSent), .init(notices.behindSent))
     }
 
     /// Deletes the task with its subtasks and comments (cascades).

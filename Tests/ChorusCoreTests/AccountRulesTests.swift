@@ -8,7 +8,7 @@ import Testing
         #expect(try AccountRules.normalizedName("Alice") == "alice")
         #expect(try AccountRules.normalizedName("a.b_c-9") == "a.b_c-9")
         for bad in ["a", String(repeating: "x", count: 33), "al ice", "alice!", "élise", ""] {
-            #expect(throws: ChorusError.self, "\(bad)") { try AccountRules.normalizedName(bad) }
+            #expect(throws: DomainError.self, "\(bad)") { try AccountRules.normalizedName(bad) }
         }
     }
 
@@ -17,7 +17,7 @@ import Testing
         try AccountRules.checkPassword(String(repeating: "x", count: 15))
         try AccountRules.checkPassword(String(repeating: "x", count: 1024))
         try AccountRules.checkPassword("ééééééééé") // 9 characters, 18 bytes
-        #expect(throws: ChorusError.self) { try AccountRules.checkPassword(String(repeating: "x", count: 14)) }
-        #expect(throws: ChorusError.self) { try AccountRules.checkPassword(String(repeating: "x", count: 1025)) }
+        #expect(throws: DomainError.self) { try AccountRules.checkPassword(String(repeating: "x", count: 14)) }
+        #expect(throws: DomainError.self) { try AccountRules.checkPassword(String(repeating: "x", count: 1025)) }
     }
 }

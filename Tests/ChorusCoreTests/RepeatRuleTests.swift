@@ -28,9 +28,9 @@ import Testing
         #expect(try RepeatRule(parsing: "7d").stored == "weekly")
         #expect(RepeatRule.monthly.stored == "monthly")
         #expect(RepeatRule.days(30).stored == "30d")
-        #expect(throws: ChorusError.self) { try RepeatRule(parsing: "0d") }
-        #expect(throws: ChorusError.self) { try RepeatRule(parsing: "366d") }
-        #expect(throws: ChorusError.self) { try RepeatRule(parsing: "yearly") }
+        #expect(throws: DomainError.self) { try RepeatRule(parsing: "0d") }
+        #expect(throws: DomainError.self) { try RepeatRule(parsing: "366d") }
+        #expect(throws: DomainError.self) { try RepeatRule(parsing: "yearly") }
     }
 
     /// Finished on time (or early), the next one is one period after the previous due.

@@ -40,12 +40,12 @@ import Testing
         #expect(try parse("+2h").dateOnly == false)
     }
 
-    /// Malformed or impossible values get 422 naming the accepted forms.
+    /// Malformed or impossible values are refused naming the accepted forms.
     @Test func badValues() {
         for text in ["someday", "2026-02-30", "2026-13-01", "2026-1-5", "26-12-05", "+d", "+5w", "2026-12-05T25:00",
                      "2026-12-05T18:60", "2026-12-05 18:00", "", "+99999d"] {
-            let error = #expect(throws: ChorusError.self, "\(text)") { try parse(text) }
-            #expect(error?.code == 422)
+            let error = #expect(throws: DomainError.self, "\(text)") { try parse(text) }
+            #expect(error == .badDate(text, accepted: When.accepted))
             #expect(error?.message.contains("YYYY-MM-DD") == true)
         }
     }
@@ -53,10 +53,10 @@ import Testing
     /// A date alone is due at the end of its day; days_left counts calendar days.
     @Test func dueInstantAndDaysLeft() throws {
         let due = try parse("2026-12-02")
-        let present = Presentation(now: now, calendar: calendar)
-        #expect(present.daysLeft(due) == 2)
-        #expect(present.daysLeft(try parse("today")) == 0)
-        #expect(present.daysLeft(try parse("2026-11-28")) == -2)
+        let timing = TaskTiming(now: now, calendar: calendar)
+        #expect(timing.daysLeft(due) == 2)
+        #expect(timing.daysLeft(try parse("today")) == 0)
+        #expect(timing.daysLeft(try parse("2026-11-28")) == -2)
         let end = try #require(try parse("today").dueInstant(calendar: calendar))
         #expect(end > now)
         #expect(calendar.component(.hour, from: end) == 23)
@@ -89,7 +89,7 @@ import Testing
             let start = Date(timeIntervalSince1970: 1_798_000_000) // late December 2026
             for step in 0..<40 {
                 let now = start.addingTimeInterval(Double(step) * 9.3 * 86400 + Double(step % 24) * 3600)
-                let present = Presentation(now: now, calendar: calendar)
+                let timing = TaskTiming(now: now, calendar: calendar)
                 for offset in stride(from: -45, through: 400, by: 29) {
                     let moment = now.addingTimeInterval(Double(offset) * 86400 + 7 * 3600)
                     let parts = calendar.dateComponents([.year, .month, .day], from: moment)
@@ -100,8 +100,8 @@ import Testing
                         let due = try #require(value.dueInstant(calendar: calendar))
                         let expected = calendar.dateComponents([.day], from: calendar.startOfDay(for: now),
                                                                to: calendar.startOfDay(for: due)).day
-                        #expect(present.daysLeft(value) == expected, "\(zone) now \(now) due \(value.stored)")
-                        #expect(Presentation(now: now, calendar: calendar).daysLeft(value) == expected)
+                        #expect(timing.daysLeft(value) == expected, "\(zone) now \(now) due \(value.stored)")
+                        #expect(TaskTiming(now: now, calendar: calendar).daysLeft(value) == expected)
                         checked += 1
                     }
                 }

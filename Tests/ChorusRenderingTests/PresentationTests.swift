@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusRendering
 import Foundation
 import Testing
 
@@ -31,11 +32,11 @@ import Testing
                     record.start = start
                     record.estimate = estimate
                     let fresh = Presentation(now: now, calendar: calendar)
-                    #expect(shared.isOverdue(record) == fresh.isOverdue(record), "\(due) \(start) \(estimate)")
-                    #expect(shared.isBehind(record) == fresh.isBehind(record), "\(due) \(start) \(estimate)")
+                    #expect(shared.timing.isOverdue(record) == fresh.timing.isOverdue(record), "\(due) \(start) \(estimate)")
+                    #expect(shared.timing.isBehind(record) == fresh.timing.isBehind(record), "\(due) \(start) \(estimate)")
                     #expect(shared.dueText(record) == fresh.dueText(record))
                     #expect(shared.daysLeftBar(record) == fresh.daysLeftBar(record))
-                    if shared.isBehind(record) { behind += 1 }
+                    if shared.timing.isBehind(record) { behind += 1 }
                 }
             }
         }
@@ -79,10 +80,10 @@ import Testing
     /// Overdue is computed from the due date and now; done tasks are never overdue.
     @Test func overdueAndDaysLeft() {
         let present = Presentation(now: now)
-        #expect(present.isOverdue(task(due: "2020-01-01")))
-        #expect(!present.isOverdue(task(done: true, due: "2020-01-01")))
-        #expect(!present.isOverdue(task(due: "2999-01-01")))
-        #expect(!present.isOverdue(task()))
+        #expect(present.timing.isOverdue(task(due: "2020-01-01")))
+        #expect(!present.timing.isOverdue(task(done: true, due: "2020-01-01")))
+        #expect(!present.timing.isOverdue(task(due: "2999-01-01")))
+        #expect(!present.timing.isOverdue(task()))
         #expect(present.dueText(task(due: "2020-01-01")).hasSuffix("days overdue"))
         #expect(present.dueText(task(done: true)) == "done")
     }

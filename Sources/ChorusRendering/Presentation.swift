@@ -1,37 +1,18 @@
+import ChorusCore
+import ChorusProtocol
 import Foundation
 
 /// How household things look on the wire: the JSON shapes of CONTRACT §5 and the text
-/// lines people read. Computed fields (`overdue`, `days_left`, progress of parents) are
-/// worked out here from `now`, never stored.
+/// lines people read. Computed fields (`overdue`, `behind`, `days_left`) are the domain's
+/// judgements (`TaskTiming`) at `now`, never stored; this type only writes them out.
 public struct Presentation: Sendable {
-    public let now: Date
-    public let calendar: Calendar
-    private let memo = CalendarMemo()
+    /// The domain's judgements of time (overdue, behind, days left) at this `now`.
+    public let timing: TaskTiming
+    public var now: Date { timing.now }
+    public var calendar: Calendar { timing.calendar }
 
     public init(now: Date, calendar: Calendar = .current) {
-        self.now = now
-        self.calendar = calendar
-    }
-
-    /// `when` itself, or for a date alone that day at `hour`:`minute`:`second` local time,
-    /// each date worked out once per `Presentation` (see `CalendarMemo`).
-    func moment(_ when: When, at hour: Int, _ minute: Int, _ second: Int) -> Date? {
-        guard when.dateOnly else { return When.utcInstant(when.stored) }
-        return memo.moment(when.stored, at: hour * 3600 + minute * 60 + second) {
-            when.instant(dateOnlyAt: hour, minute, second, calendar: calendar)
-        }
-    }
-
-    /// When it is due: a date alone at the end of that day.
-    func dueMoment(_ when: When) -> Date? {
-        moment(when, at: 23, 59, 59)
-    }
-
-    /// Whole calendar days from today until `when`'s local date (negative when past): a
-    /// subtraction of day numbers, today's worked out once per `Presentation`.
-    public func daysLeft(_ when: When) -> Int? {
-        guard let day = when.localDayNumber(calendar: calendar) else { return nil }
-        return day - memo.today { When.dayNumber(of: now, calendar: calendar) }
+        self.timing = TaskTiming(now: now, calendar: calendar)
     }
 
     // MARK: Shapes
@@ -68,9 +49,9 @@ public struct Presentation: Sendable {
             ("repeat", .string(task.repeatRule)),
             ("rotate", task.rotate.map { .array($0.split(separator: ",").map { .string(String($0)) }) } ?? .null),
             ("remind", .string(task.remind)),
-            ("overdue", .bool(isOverdue(task))),
-            ("behind", .bool(isBehind(task))),
-            ("days_left", due.flatMap(daysLeft).map { .int($0) } ?? .null),
+            ("overdue", .bool(timing.isOverdue(task))),
+            ("behind", .bool(timing.isBehind(task))),
+            ("days_left", due.flatMap(timing.daysLeft).map { .int($0) } ?? .null),
             ("created", .string(task.created)),
             ("done_at", .string(task.doneAt)),
         ])
@@ -92,18 +73,6 @@ public struct Presentation: Sendable {
                  ("created_by", .string(invite.createdBy)), ("created", .string(invite.created))])
     }
 
-    /// Its plan (start + estimate days) has ended and it is not finished.
-    public func isBehind(_ task: TaskRecord) -> Bool {
-        let start = task.start.flatMap(When.init(stored:)).flatMap { moment($0, at: 0, 0, 0) }
-        guard !task.done, task.effectiveProgress < 100, let end = task.behindInstant(start: start) else { return false }
-        return end < now
-    }
-
-    public func isOverdue(_ task: TaskRecord) -> Bool {
-        guard !task.done, let due = task.due.flatMap(When.init(stored:)), let moment = dueMoment(due) else { return false }
-        return moment < now
-    }
-
     // MARK: Text
 
     /// `[####------]  40%`
@@ -118,9 +87,9 @@ public struct Presentation: Sendable {
     /// the day it was made) to its due date. "days left [######----] 6 of 10"; nil
     /// without a due date or once done.
     public func daysLeftBar(_ task: TaskRecord, width: Int = 10) -> String? {
-        guard !task.done, let due = task.due.flatMap(When.init(stored:)), let left = daysLeft(due),
-              let end = dueMoment(due) else { return nil }
-        let begin = task.start.flatMap(When.init(stored:)).flatMap { moment($0, at: 0, 0, 0) }
+        guard !task.done, let due = task.due.flatMap(When.init(stored:)), let left = timing.daysLeft(due),
+              let end = timing.dueMoment(due) else { return nil }
+        let begin = task.start.flatMap(When.init(stored:)).flatMap { timing.moment($0, at: 0, 0, 0) }
             ?? When.utcInstant(task.created) ?? now
         let total = max(1, calendar.dateComponents([.day], from: calendar.startOfDay(for: begin),
                                                    to: calendar.startOfDay(for: end)).day ?? 1)
@@ -133,8 +102,8 @@ public struct Presentation: Sendable {
     /// "due Tue 1 Dec (in 2 days)", "due today", "2 days overdue", "done".
     public func dueText(_ task: TaskRecord) -> String {
         if task.done { return "done" }
-        guard let due = task.due.flatMap(When.init(stored:)), let days = daysLeft(due),
-              let moment = dueMoment(due) else { return "" }
+        guard let due = task.due.flatMap(When.init(stored:)), let days = timing.daysLeft(due),
+              let moment = timing.dueMoment(due) else { return "" }
         if moment < now {
             let late = max(0, -days)
             if late == 0 { return "overdue since " + clock(moment) }
@@ -194,36 +163,5 @@ public struct Presentation: Sendable {
     /// wide characters and emoji, never cutting one in half.
     func fit(_ text: String, _ width: Int) -> String {
         text.fitted(toColumns: width)
-    }
-}
-
-/// What one `Presentation` asked Foundation's calendar, kept: today's day number, and the
-/// local moments of stored dates by date and time of day. Each calendar call takes tens of
-/// microseconds, a room's tasks share a few hundred dates (listing 20,000 open tasks with
-/// dates held the database thread for 13 s), and a command that shows no dates (a chat
-/// line) asks nothing at all.
-final class CalendarMemo: @unchecked Sendable {
-    // Safety: `todayNumber` and `known` are only read or written while `lock` is held.
-    private let lock = NSLock()
-    private var todayNumber: Int?
-    private var known: [String: Date?] = [:]
-
-    func today(compute: () -> Int) -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        if let todayNumber { return todayNumber }
-        let value = compute()
-        todayNumber = value
-        return value
-    }
-
-    func moment(_ date: String, at secondOfDay: Int, compute: () -> Date?) -> Date? {
-        let key = "\(date)@\(secondOfDay)"
-        lock.lock()
-        defer { lock.unlock() }
-        if let cached = known[key] { return cached }
-        let value = compute()
-        known[key] = value
-        return value
     }
 }

@@ -1,3 +1,5 @@
+import ChorusCore
+import ChorusProtocol
 import Foundation
 
 /// An RFC 5545 calendar of tasks, for a phone to import: one all-day or timed VEVENT per

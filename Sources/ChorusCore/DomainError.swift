@@ -1,0 +1,105 @@
+/// Every reason the domain refuses something: one case per message, the catalogue in one
+/// place. The domain knows no protocol: ChorusServer's `ChorusError+Domain.swift` gives
+/// each case its status code.
+public enum DomainError: Error, Equatable, Sendable {
+    // Things the caller cannot see: a room or task of others answers as one that is not there.
+    case noSuchRoom(String)
+    case noSuchTask(Int64)
+    case noSuchUser(String)
+    case noSuchInvite(String)
+    case noSuchInviteInRoom(code: String, room: String)
+    case notAMember(user: String, room: String?)
+
+    // Who may do what.
+    case roleRequired(Role, room: String, action: String)
+    case onlyCreatorOrAdmin(task: Int64, room: String?, action: String)
+    case personalTaskAssignee
+    case removeSelf(room: String)
+    case removeOwner(room: String)
+    case removeAdmin(room: String)
+    case ownerLeaving(room: String, id: Int64)
+    case ownerKeepsRole
+
+    // The state forbids it.
+    case ambiguousRoomName(String, ids: [Int64])
+    case alreadyMember(user: String, room: String)
+    case alreadyInRoom(Int64)
+    case alreadyHasRole(user: String, role: Role, room: String)
+    case alreadyDone(Int64)
+    case notDone(Int64)
+    case progressOfDoneTask(Int64)
+    case progressFromSubtasks(Int64)
+
+    // Values the rules do not allow.
+    case badName(String)
+    case badPasswordLength(Int)
+    case fieldLength(String, max: Int)
+    case fieldNotOneLine(String, character: String)
+    case fieldTooLong(String, max: Int)
+    case fieldCharacter(String, character: String)
+    case badDate(String, accepted: String)
+    case badRepeat(String, accepted: String)
+    case badEstimate(String)
+    case badPoints(String)
+    case parentNotATask(String)
+    case ownParent
+    case parentInOtherRoom(Int64)
+    case parentIsSubtask(Int64)
+    case hasSubtasks(Int64)
+    case personalRotation
+    case twiceInRotation(String)
+    case rotationSize
+    case badInviteUses(String)
+    case expiryInPast(String)
+
+    /// The one-line reason a person reads.
+    public var message: String {
+        switch self {
+        case .noSuchRoom(let reference): "no such room \(reference)"
+        case .noSuchTask(let id): "no such task \(id)"
+        case .noSuchUser(let name): "no such user \(name)"
+        case .noSuchInvite(let code): "no such invite code \(code) (it may have expired or been used up)"
+        case .noSuchInviteInRoom(let code, let room): "no such invite code \(code) for \(room)"
+        case .notAMember(let user, let room): "\(user) is not a member of \(room ?? "the room")"
+        case .roleRequired(let role, let room, let action):
+            "only the \(role == .owner ? "owner" : "owner or an admin") of \(room) can \(action)"
+        case .onlyCreatorOrAdmin(let task, let room, let action):
+            "only the creator of #\(task), or an owner or admin of \(room ?? "the room"), can \(action) it"
+        case .personalTaskAssignee: "a personal task can only be assigned to its owner"
+        case .removeSelf(let room): "to leave \(room) use ROOM LEAVE"
+        case .removeOwner(let room): "nobody removes the owner of \(room)"
+        case .removeAdmin(let room): "only the owner of \(room) can remove an admin"
+        case .ownerLeaving(let room, let id): "the owner cannot leave \(room): hand it over first with ROOM ROLE \(id) USER owner"
+        case .ownerKeepsRole: "the owner keeps the owner role until handing it to someone else"
+        case .ambiguousRoomName(let name, let ids):
+            "\(ids.count) rooms are named \(name): use an id (\(ids.map { "#\($0)" }.joined(separator: ", ")))"
+        case .alreadyMember(let user, let room): "\(user) is already a member of \(room)"
+        case .alreadyInRoom(let room): "you are already a member of room #\(room)"
+        case .alreadyHasRole(let user, let role, let room): "\(user) is already \(role.rawValue) of \(room)"
+        case .alreadyDone(let id): "#\(id) is already done"
+        case .notDone(let id): "#\(id) is not done"
+        case .progressOfDoneTask(let id): "#\(id) is done; TASK REOPEN \(id) first"
+        case .progressFromSubtasks(let id): "the progress of #\(id) comes from its subtasks"
+        case .badName(let shown): "a name is 2-32 of a-z 0-9 . _ - (got \(shown))"
+        case .badPasswordLength(let count): "a password is 15-1024 bytes (got \(count)); a few words make a good one"
+        case .fieldLength(let what, let max): "\(what) is 1-\(max) characters"
+        case .fieldNotOneLine(let what, let character): "\(what) is one line: no \(character) (only notes may hold a newline)"
+        case .fieldTooLong(let what, let max): "\(what) is at most \(max) characters"
+        case .fieldCharacter(let what, let character): "\(what) may not hold \(character)"
+        case .badDate(let text, let accepted): "bad date \(text): use \(accepted)"
+        case .badRepeat(let text, let accepted): "bad repeat \(text): use \(accepted)"
+        case .badEstimate(let text): "estimate is a number of days 0-3650, not \(text)"
+        case .badPoints(let text): "points is a whole number 0-1000, not \(text)"
+        case .parentNotATask(let text): "parent is a task number, not \(text)"
+        case .ownParent: "a task cannot be its own parent"
+        case .parentInOtherRoom(let id): "#\(id) is in another room; a subtask lives with its parent"
+        case .parentIsSubtask(let id): "#\(id) is itself a subtask; subtasks go one level deep"
+        case .hasSubtasks(let id): "#\(id) has subtasks of its own, so it cannot become one"
+        case .personalRotation: "a personal task has nobody to rotate with"
+        case .twiceInRotation(let name): "\(name) is twice in rotate"
+        case .rotationSize: "rotate is 1-50 member names, separated by commas"
+        case .badInviteUses(let text): "uses is 1-1000, not \(text)"
+        case .expiryInPast(let text): "expires is in the past: \(text)"
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// What an invite code may be and when it lets someone in (Protocol.md, ROOM INVITE/JOIN).
+public enum InviteRules {
+    public static let uses = 1...1000
+    /// How long a code lasts when ROOM INVITE names no end.
+    public static let defaultLifetime: TimeInterval = 7 * 86400
+
+    /// `uses=N`: nil (or empty) is unlimited.
+    public static func uses(_ raw: String?) throws(DomainError) -> Int? {
+        guard let raw, !raw.isEmpty else { return nil }
+        guard let count = Int(raw), uses.contains(count) else { throw .badInviteUses(raw) }
+        return count
+    }
+
+    /// `expires=WHEN`: when the code stops working, which must be after `now` (a date alone
+    /// lasts to the end of that day); a week from now without one.
+    public static func expiry(_ raw: String?, now: Date, calendar: Calendar = .current) throws(DomainError) -> Date {
+        guard let raw, !raw.isEmpty else { return now.addingTimeInterval(defaultLifetime) }
+        let when = try When.parse(raw, now: now, calendar: calendar)
+        guard let moment = when.dueInstant(calendar: calendar), moment > now else { throw .expiryInPast(raw) }
+        return moment
+    }
+
+    /// Past its end (an invite without one never expires).
+    public static func isExpired(_ invite: InviteRecord, now: Date, calendar: Calendar = .current) -> Bool {
+        guard let expires = invite.expires, let moment = When(stored: expires)?.dueInstant(calendar: calendar) else { return false }
+        return moment <= now
+    }
+
+    /// ROOM JOIN: a code that exists, has not expired nor been used up, for a room the
+    /// caller is not in yet. `typed` is the code as given, for the message.
+    public static func requireJoinable(_ invite: InviteRecord?, typed: String, isMember: Bool, now: Date,
+                                       calendar: Calendar = .current) throws(DomainError) -> InviteRecord {
+        guard let invite, !isExpired(invite, now: now, calendar: calendar), invite.usesLeft != 0 else {
+            throw .noSuchInvite(typed)
+        }
+        guard !isMember else { throw .alreadyInRoom(invite.room) }
+        return invite
+    }
+}

@@ -1,0 +1,28 @@
+import ChorusCore
+import ChorusProtocol
+
+/// The status code of each domain refusal: the one place the domain's catalogue
+/// (`DomainError`) meets the protocol (Protocol.md §3).
+extension ChorusError {
+    init(_ error: DomainError) {
+        self.init(Self.code(of: error), error.message)
+    }
+
+    static func code(of error: DomainError) -> Int {
+        switch error {
+        // Outsiders get 404, never 403: a room or task of others looks like one that is not there.
+        case .noSuchRoom, .noSuchTask, .noSuchUser, .noSuchInvite, .noSuchInviteInRoom, .notAMember:
+            return 404
+        case .roleRequired, .onlyCreatorOrAdmin, .personalTaskAssignee, .removeSelf, .removeOwner, .removeAdmin,
+             .ownerLeaving, .ownerKeepsRole:
+            return 403
+        case .ambiguousRoomName, .alreadyMember, .alreadyInRoom, .alreadyHasRole, .alreadyDone, .notDone,
+             .progressOfDoneTask, .progressFromSubtasks:
+            return 409
+        case .badName, .badPasswordLength, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter, .badDate,
+             .badRepeat, .badEstimate, .badPoints, .parentNotATask, .ownParent, .parentInOtherRoom, .parentIsSubtask,
+             .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .badInviteUses, .expiryInPast:
+            return 422
+        }
+    }
+}
