@@ -1,0 +1,61 @@
+import ChorusCore
+import Foundation
+import Testing
+
+/// Invite codes: how many uses, how long they last, and who they let in.
+@Suite struct InviteRulesTests {
+    let now = Fixture.now
+    let calendar = Fixture.utc()
+
+    func invite(usesLeft: Int? = nil, expires: String? = "2026-12-07T12:00:00Z") -> InviteRecord {
+        InviteRecord(code: "ABCD-EFGH-JKMN-PQRS", room: 3, usesLeft: usesLeft, expires: expires, createdBy: "alice",
+                     created: "2026-11-30T12:00:00Z")
+    }
+
+    @Test func usesAreOneToAThousandOrUnlimited() throws {
+        #expect(try InviteRules.uses(nil) == nil)
+        #expect(try InviteRules.uses("") == nil)
+        #expect(try InviteRules.uses("1") == 1)
+        #expect(try InviteRules.uses("1000") == 1000)
+        for bad in ["0", "1001", "-1", "two"] {
+            #expect(throws: DomainError.badInviteUses(bad)) { try InviteRules.uses(bad) }
+        }
+    }
+
+    @Test func codesLastAWeekOrUntilAFutureTime() throws {
+        #expect(try InviteRules.expiry(nil, now: now, calendar: calendar) == now.addingTimeInterval(7 * 86400))
+        #expect(try InviteRules.expiry("", now: now, calendar: calendar) == now.addingTimeInterval(7 * 86400))
+        // A date alone lasts to its end, so "today" is still ahead at noon.
+        let today = try InviteRules.expiry("today", now: now, calendar: calendar)
+        #expect(Timestamp.rfc3339(today) == "2026-11-30T23:59:59Z")
+        #expect(try InviteRules.expiry("+2h", now: now, calendar: calendar) == now.addingTimeInterval(7200))
+        #expect(throws: DomainError.expiryInPast("2026-11-29")) { try InviteRules.expiry("2026-11-29", now: now, calendar: calendar) }
+        #expect(throws: DomainError.self) { try InviteRules.expiry("someday", now: now, calendar: calendar) }
+    }
+
+    @Test func expiredAtItsEndExactly() {
+        #expect(!InviteRules.isExpired(invite(expires: nil), now: now, calendar: calendar))
+        #expect(!InviteRules.isExpired(invite(expires: "2026-11-30T12:00:01Z"), now: now, calendar: calendar))
+        #expect(InviteRules.isExpired(invite(expires: "2026-11-30T12:00:00Z"), now: now, calendar: calendar))
+        #expect(!InviteRules.isExpired(invite(expires: "2026-11-30"), now: now, calendar: calendar))
+        #expect(InviteRules.isExpired(invite(expires: "2026-11-29"), now: now, calendar: calendar))
+    }
+
+    @Test func joiningNeedsALiveCodeAndNoMembership() throws {
+        let live = invite(usesLeft: 2)
+        #expect(try InviteRules.requireJoinable(live, typed: "abcd", isMember: false, now: now, calendar: calendar) == live)
+        #expect(try InviteRules.requireJoinable(invite(usesLeft: nil), typed: "x", isMember: false, now: now, calendar: calendar).room == 3)
+        #expect(throws: DomainError.noSuchInvite("abcd")) {
+            try InviteRules.requireJoinable(nil, typed: "abcd", isMember: false, now: now, calendar: calendar)
+        }
+        #expect(throws: DomainError.noSuchInvite("abcd")) {
+            try InviteRules.requireJoinable(invite(usesLeft: 0), typed: "abcd", isMember: false, now: now, calendar: calendar)
+        }
+        #expect(throws: DomainError.noSuchInvite("abcd")) {
+            try InviteRules.requireJoinable(invite(expires: "2026-11-01T00:00:00Z"), typed: "abcd", isMember: true, now: now, calendar: calendar)
+        }
+        #expect(throws: DomainError.alreadyInRoom(3)) {
+            try InviteRules.requireJoinable(live, typed: "abcd", isMember: true, now: now, calendar: calendar)
+        }
+    }
+}
