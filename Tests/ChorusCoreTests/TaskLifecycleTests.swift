@@ -92,7 +92,7 @@ import Testing
         let due = try #require(task.notices.dueAt)
         #expect(Date(timeIntervalSince1970: Double(due)) == Date(timeIntervalSince1970: 1_796_515_199)) // 12-05 23:59:59
         #expect(task.notices.remindAt == 1_796_374_800) // 12-04 09:00
-        #expect(task.notices.behindAt == 1_796_083_200 + 129_600) // 12-01 00:00 + 1.5 days
+        #expect(task.notices.behindAt == 1_796_212_800) // 12-01 00:00 + 1.5 days
         task.notices.overdueSent = true
         task.notices.remindSent = true
         task.notices.behindSent = true
