@@ -76,7 +76,8 @@ struct ServerStatus: Sendable {
 
 /// One household command's run on the database thread: the caller, the time, the open
 /// transaction, and the events it records. Handlers (`Room/Task/ChatCommands.swift`) are
-/// methods on it; they check permissions, change rows, and call `emit` for each event, so
+/// methods on it; they look things up, ask the domain (`Permissions`, `TaskLifecycle`, ...),
+/// write what it decided, and call `emit` for each event, so
 /// the event is stored in the same transaction as the change.
 final class CommandContext {
     let db: Database

@@ -5,8 +5,6 @@ import Foundation
 
 /// TASK ... and TASKS: chores, their assignees, progress and subtasks.
 extension CommandContext {
-    static let maxTitle = TaskFields.maxTitle
-    static let maxNotes = TaskFields.maxNotes
 
     /// TASK ADD R|me TITLE [OPTIONS]
     func taskAdd(_ reference: String, title raw: String, options: [String: String]) throws -> CommandResult {
@@ -176,7 +174,7 @@ extension CommandContext {
             switch key {
             case "title": task.title = try TaskFields.title(value)
             case "notes":
-                try FieldText.multiLine(value, "notes", maxCharacters: Self.maxNotes)
+                try FieldText.multiLine(value, "notes", maxCharacters: TaskFields.maxNotes)
                 task.notes = clear ? nil : value
             case "assign":
                 let account = clear || value == "-" ? nil : try member(named: value, for: task)
