@@ -41,13 +41,18 @@ struct BenchContext {
         "b\(runID)\(kind)"
     }
 
-    /// A generator with one shard per `--threads` loop.
-    func makeGenerator<Shard: AnyObject>(_ makeShard: (Int, ClientConnector) -> Shard) throws -> Generator<Shard> {
-        try Generator(threads: options.threads, address: address, tls: tls, makeShard: makeShard)
+    /// A generator with one shard of `kind` per `--threads` loop.
+    func makeGenerator<Shard: BenchShard>(_ kind: Shard.Type) throws -> Generator<Shard> {
+        try Generator(threads: options.threads, address: address, tls: tls) { index, connector in
+            Shard(index: index, connector: connector)
+        }
     }
 
-    func usage() -> ProcessUsage {
-        ProcessUsage.snapshot(serverPID: server.pid)
+    /// Runs the measured phase `body`, and what it cost the server and the generator.
+    func measured<Value>(_ body: () throws -> Value) throws -> (Value, CPUCost) {
+        let before = ProcessUsage.snapshot(serverPID: server.pid)
+        let value = try body()
+        return (value, CPUCost(from: before, to: ProcessUsage.snapshot(serverPID: server.pid)))
     }
 
     /// The shard-local share of `total` items for shard `shard` of `shards`: every

@@ -132,15 +132,18 @@ struct BenchOptions: Sendable {
     }
 
     private static func number(_ flag: String, _ value: String, _ range: ClosedRange<Int>) throws -> Int {
-        guard let number = Int(value), range.contains(number) else {
-            throw BenchFailure("\(flag) must be a whole number in \(range.lowerBound)...\(range.upperBound), not \(value)")
-        }
-        return number
+        try bounded(flag, value, range, kind: "a whole number")
     }
 
     private static func decimal(_ flag: String, _ value: String, _ range: ClosedRange<Double>) throws -> Double {
-        guard let number = Double(value), range.contains(number) else {
-            throw BenchFailure("\(flag) must be a number in \(range.lowerBound)...\(range.upperBound), not \(value)")
+        try bounded(flag, value, range, kind: "a number")
+    }
+
+    private static func bounded<Value: LosslessStringConvertible & Comparable>(
+        _ flag: String, _ value: String, _ range: ClosedRange<Value>, kind: String
+    ) throws -> Value {
+        guard let number = Value(value), range.contains(number) else {
+            throw BenchFailure("\(flag) must be \(kind) in \(range.lowerBound)...\(range.upperBound), not \(value)")
         }
         return number
     }

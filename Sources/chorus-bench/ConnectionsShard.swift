@@ -1,13 +1,13 @@
 import ChorusNet
 
 /// One loop's share of the idle sessions of the `connections` workload. Loop thread only.
-final class ConnectionsShard {
+final class ConnectionsShard: BenchShard {
     let index: Int
     let connector: ClientConnector
     private var sessions: [BenchSession] = []
     private var launcher: BoundedLauncher?
 
-    init(index: Int, connector: ClientConnector) {
+    required init(index: Int, connector: ClientConnector) {
         self.index = index
         self.connector = connector
     }

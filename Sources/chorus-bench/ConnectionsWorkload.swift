@@ -6,7 +6,7 @@ import Foundation
 enum ConnectionsWorkload {
     static func run(_ context: BenchContext) throws -> BenchReport {
         let options = context.options
-        let generator = try context.makeGenerator { index, connector in ConnectionsShard(index: index, connector: connector) }
+        let generator = try context.makeGenerator(ConnectionsShard.self)
         defer { generator.stop() }
         let shards = generator.threadCount
         let accounts = min(options.accounts, options.sessions)
@@ -22,11 +22,11 @@ enum ConnectionsWorkload {
         let rssBefore = context.server.pid.flatMap(ProcessUsage.residentBytes)
 
         let counts = (0..<shards).map { BenchContext.share(of: options.sessions, shard: $0, shards: shards).count }
-        let before = context.usage()
-        let tallies: [RoundTripTally] = try generator.run("open \(options.sessions) sessions", timeout: options.timeout) { shard, finish in
-            shard.open(count: counts[shard.index], tokens: tokens, firstNumber: shard.index, parallel: parallel) { finish($0) }
+        let (tallies, cost): ([RoundTripTally], CPUCost) = try context.measured {
+            try generator.run("open \(options.sessions) sessions", timeout: options.timeout) { shard, finish in
+                shard.open(count: counts[shard.index], tokens: tokens, firstNumber: shard.index, parallel: parallel) { finish($0) }
+            }
         }
-        let after = context.usage()
         try generator.run("check the sessions", timeout: options.timeout) { shard, finish in
             shard.checkAll(completion: finish)
         }
@@ -58,7 +58,7 @@ enum ConnectionsWorkload {
             ("rss_per_session_bytes", perSession.map { .number($0, digits: 0) } ?? .null),
             ("rss_per_session_kib", perSession.map { .number($0 / 1024, digits: 1) } ?? .null),
         ]
-        report.cost = CPUCost(from: before, to: after)
+        report.cost = cost
         report.summary = [
             "\(total.completed) sessions (connect, TLS, MODE json, AUTH) in \(String(format: "%.2f", total.seconds)) s = \(String(format: "%.0f", total.perSecond)) /s, \(options.parallel) at a time",
             "per session: \(total.latency.summary)",

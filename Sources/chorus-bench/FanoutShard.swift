@@ -3,7 +3,7 @@ import ChorusProtocol
 
 /// One loop's part of the fan-out workload: its members' sessions, the sending of its
 /// senders, and the counting and timing of what its members receive. Loop thread only.
-final class FanoutShard {
+final class FanoutShard: BenchShard {
     struct RoomSetup: Sendable {
         let room: Int
         let code: String
@@ -44,7 +44,7 @@ final class FanoutShard {
     private var outstanding = 0
     private var launcher: BoundedLauncher?
 
-    init(index: Int, connector: ClientConnector) {
+    required init(index: Int, connector: ClientConnector) {
         self.index = index
         self.connector = connector
     }

@@ -8,7 +8,7 @@ import Foundation
 enum FanoutWorkload {
     static func run(_ context: BenchContext) throws -> BenchReport {
         let options = context.options
-        let generator = try context.makeGenerator { index, connector in FanoutShard(index: index, connector: connector) }
+        let generator = try context.makeGenerator(FanoutShard.self)
         defer { generator.stop() }
         let shards = generator.threadCount
         let prefix = context.namePrefix("m")
@@ -38,13 +38,13 @@ enum FanoutWorkload {
         let plan = FanoutShard.Plan(room: room.room, senders: options.senders, messages: options.messages,
                                     window: options.effectiveWindow, payload: options.payload)
         let progress = RunProgress(shards: shards)
-        let before = context.usage()
-        try generator.run("start sending", timeout: options.timeout) { shard, finish in
-            shard.start(plan, progress: progress)
-            finish(nil)
+        let (outcome, cost) = try context.measured {
+            try generator.run("start sending", timeout: options.timeout) { shard, finish in
+                shard.start(plan, progress: progress)
+                finish(nil)
+            }
+            return progress.wait(stallSeconds: options.stall)
         }
-        let outcome = progress.wait(stallSeconds: options.stall)
-        let after = context.usage()
         let tallies: [FanoutShard.Tally] = try generator.run("collect", timeout: options.timeout) { shard, finish in
             finish(.success(shard.finish()))
         }
@@ -88,7 +88,7 @@ enum FanoutWorkload {
             ("setup_s", .number(setupSeconds, digits: 2)),
             ("outcome", .string("\(outcome)")),
         ]
-        report.cost = CPUCost(from: before, to: after)
+        report.cost = cost
         report.summary = [
             "\(options.members) members, \(options.senders) senders × \(options.messages) messages, window \(plan.window), \(options.payload)-byte text, \(options.mode) mode (set-up \(String(format: "%.1f", setupSeconds)) s)",
             String(format: "deliveries: %d of %d in %.3f s = %.0f /s; messages %.0f /s", total.delivered, total.expected,

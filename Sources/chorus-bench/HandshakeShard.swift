@@ -3,7 +3,7 @@ import ChorusNet
 /// One loop's handshake loops: each connects, completes a full TLS handshake, sends
 /// `AUTH TOKEN` and `QUIT` (text mode, pipelined, tagged) and waits for the server to
 /// close, then starts over until the deadline. Loop thread only.
-final class HandshakeShard {
+final class HandshakeShard: BenchShard {
     let index: Int
     let connector: ClientConnector
     private var slots: [BenchSession?] = []
@@ -13,7 +13,7 @@ final class HandshakeShard {
     /// Enough failures to say the server is gone; stop instead of spinning.
     private let failureLimit = 100
 
-    init(index: Int, connector: ClientConnector) {
+    required init(index: Int, connector: ClientConnector) {
         self.index = index
         self.connector = connector
     }

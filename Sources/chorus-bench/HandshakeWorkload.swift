@@ -7,7 +7,7 @@ import Foundation
 enum HandshakeWorkload {
     static func run(_ context: BenchContext) throws -> BenchReport {
         let options = context.options
-        let generator = try context.makeGenerator { index, connector in HandshakeShard(index: index, connector: connector) }
+        let generator = try context.makeGenerator(HandshakeShard.self)
         defer { generator.stop() }
         let shards = generator.threadCount
         let loops = options.loops ?? 4
@@ -22,18 +22,18 @@ enum HandshakeWorkload {
 
         let counts = (0..<shards).map { BenchContext.share(of: loops, shard: $0, shards: shards).count }
         let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
-        let before = context.usage()
-        let tallies: [RoundTripTally] = try generator.run("run \(loops) handshake loops", timeout: options.seconds + options.timeout) { shard, finish in
-            shard.run(loops: counts[shard.index], token: token, deadline: deadline) { finish(.success($0)) }
+        let (tallies, cost): ([RoundTripTally], CPUCost) = try context.measured {
+            try generator.run("run \(loops) handshake loops", timeout: options.seconds + options.timeout) { shard, finish in
+                shard.run(loops: counts[shard.index], token: token, deadline: deadline) { finish(.success($0)) }
+            }
         }
-        let after = context.usage()
         let total = RoundTripTally.merged(tallies)
 
         var report = BenchReport(workload: "handshake")
         report.tls = issued.tls
         report.parameters = [("loops", .int(loops)), ("seconds", .number(options.seconds, digits: 1)), ("mode", .string("text"))]
         report.results = total.reportFields(counted: "sessions", rate: "sessions_per_s", latency: "session_latency_ms")
-        report.cost = CPUCost(from: before, to: after)
+        report.cost = cost
         report.summary = [
             "\(loops) loops of connect + TLS + AUTH + QUIT: \(total.completed) sessions in \(String(format: "%.2f", total.seconds)) s = \(String(format: "%.0f", total.perSecond)) /s",
             "per session: \(total.latency.summary)",

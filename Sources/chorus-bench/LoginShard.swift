@@ -4,7 +4,7 @@ import ChorusNet
 /// deadline) and, on shard 0, the unrelated session that sends a `PING` every interval
 /// and times it: hashing must happen off the event loop, so that PING stays fast.
 /// Loop thread only.
-final class LoginShard {
+final class LoginShard: BenchShard {
     struct Tallies: Sendable {
         var logins = RoundTripTally()
         var pings = RoundTripTally()
@@ -20,7 +20,7 @@ final class LoginShard {
     private var pingInFlight = false
     private var completion: ((Tallies) -> Void)?
 
-    init(index: Int, connector: ClientConnector) {
+    required init(index: Int, connector: ClientConnector) {
         self.index = index
         self.connector = connector
     }

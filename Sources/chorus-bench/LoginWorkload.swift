@@ -7,7 +7,7 @@ import Foundation
 enum LoginWorkload {
     static func run(_ context: BenchContext) throws -> BenchReport {
         let options = context.options
-        let generator = try context.makeGenerator { index, connector in LoginShard(index: index, connector: connector) }
+        let generator = try context.makeGenerator(LoginShard.self)
         defer { generator.stop() }
         let shards = generator.threadCount
         let loops = options.loops ?? 4
@@ -23,11 +23,11 @@ enum LoginWorkload {
         }
         let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
         let interval = options.pingInterval
-        let before = context.usage()
-        let results: [LoginShard.Tallies] = try generator.run("log in for \(options.seconds) s", timeout: options.seconds + options.timeout) { shard, finish in
-            shard.run(name: name, password: password, deadline: deadline, pingInterval: interval) { finish(.success($0)) }
+        let (results, cost): ([LoginShard.Tallies], CPUCost) = try context.measured {
+            try generator.run("log in for \(options.seconds) s", timeout: options.seconds + options.timeout) { shard, finish in
+                shard.run(name: name, password: password, deadline: deadline, pingInterval: interval) { finish(.success($0)) }
+            }
         }
-        let after = context.usage()
         let logins = RoundTripTally.merged(results.map(\.logins))
         let pings = RoundTripTally.merged(results.map(\.pings))
 
@@ -46,7 +46,7 @@ enum LoginWorkload {
             ("login_latency_ms", logins.latency.json),
             ("ping_latency_ms", pings.latency.json),
         ]
-        report.cost = CPUCost(from: before, to: after)
+        report.cost = cost
         report.summary = [
             "\(loops) loops of LOGIN: \(logins.completed) logins in \(String(format: "%.2f", logins.seconds)) s = \(String(format: "%.1f", logins.perSecond)) /s",
             "login latency: \(logins.latency.summary)",

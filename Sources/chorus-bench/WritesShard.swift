@@ -4,7 +4,7 @@ import ChorusProtocol
 /// One loop's writers: each registered client owns a personal task (so no one else gets
 /// its events) and reports progress on it, `window` requests in flight, until the
 /// deadline. Every OK is a write the server has committed. Loop thread only.
-final class WritesShard {
+final class WritesShard: BenchShard {
     private final class Writer {
         let session: BenchSession
         let task: Int
@@ -27,7 +27,7 @@ final class WritesShard {
     private var busy = 0
     private var completion: ((RoundTripTally) -> Void)?
 
-    init(index: Int, connector: ClientConnector) {
+    required init(index: Int, connector: ClientConnector) {
         self.index = index
         self.connector = connector
     }

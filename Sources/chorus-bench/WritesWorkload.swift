@@ -6,7 +6,7 @@ import Foundation
 enum WritesWorkload {
     static func run(_ context: BenchContext) throws -> BenchReport {
         let options = context.options
-        let generator = try context.makeGenerator { index, connector in WritesShard(index: index, connector: connector) }
+        let generator = try context.makeGenerator(WritesShard.self)
         defer { generator.stop() }
         let shards = generator.threadCount
         let prefix = context.namePrefix("w")
@@ -19,11 +19,11 @@ enum WritesWorkload {
             shard.prepare(numbers: numbers[shard.index], namePrefix: prefix, password: password, parallel: parallel) { finish($0) }
         }[0]
         let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
-        let before = context.usage()
-        let tallies: [RoundTripTally] = try generator.run("write for \(options.seconds) s", timeout: options.seconds + options.timeout) { shard, finish in
-            shard.run(window: window, deadline: deadline) { finish(.success($0)) }
+        let (tallies, cost): ([RoundTripTally], CPUCost) = try context.measured {
+            try generator.run("write for \(options.seconds) s", timeout: options.seconds + options.timeout) { shard, finish in
+                shard.run(window: window, deadline: deadline) { finish(.success($0)) }
+            }
         }
-        let after = context.usage()
         let total = RoundTripTally.merged(tallies)
 
         var report = BenchReport(workload: "writes")
@@ -32,7 +32,7 @@ enum WritesWorkload {
             ("clients", .int(options.clients)), ("window", .int(window)), ("seconds", .number(options.seconds, digits: 1)),
         ]
         report.results = total.reportFields(counted: "writes", rate: "writes_per_s", latency: "latency_ms")
-        report.cost = CPUCost(from: before, to: after)
+        report.cost = cost
         report.summary = [
             "\(options.clients) clients × window \(window) of TASK PROGRESS: \(total.completed) acknowledged writes in \(String(format: "%.2f", total.seconds)) s = \(String(format: "%.0f", total.perSecond)) /s",
             "latency: \(total.latency.summary)",
