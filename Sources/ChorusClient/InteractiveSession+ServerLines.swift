@@ -58,19 +58,21 @@ extension InteractiveSession {
         cursorDirty = true
         guard line.kind == .ok, let request = sent.request else { return }
         switch request.command {
-        case .mode(let mode):
-            jsonWire = mode == .json
-        case .login(let name, let password), .register(let name, let password):
-            loggedIn(as: .password(user: name, password: password))
-        case .auth(let token):
-            loggedIn(as: .token(token))
-        case .password(_, let new):
-            if case .password(let user, _) = credentials { credentials = .password(user: user, password: new) }
-        case .logout:
+        case let command as Command.Mode:
+            jsonWire = command.mode == .json
+        case let command as Command.Login:
+            loggedIn(as: .password(user: command.name, password: command.password))
+        case let command as Command.Register:
+            loggedIn(as: .password(user: command.name, password: command.password))
+        case let command as Command.Auth:
+            loggedIn(as: .token(command.token))
+        case let command as Command.Password:
+            if case .password(let user, _) = credentials { credentials = .password(user: user, password: command.new) }
+        case is Command.Logout:
             credentials = nil
             cursor = nil
             search = nil
-        case .quit:
+        case is Command.Quit:
             quitRequested = true
         default:
             break

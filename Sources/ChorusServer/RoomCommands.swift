@@ -100,13 +100,13 @@ extension CommandContext {
     }
 
     /// ROOM ROLE R USER owner|admin|member
-    func roomRole(_ reference: String, user name: String, role raw: String) throws -> CommandResult {
+    func roomRole(_ reference: String, user name: String, role word: RoleName) throws -> CommandResult {
+        let role = Role(word)
         let room = try room(reference, atLeast: .owner, to: "change roles")
         let account = try user(named: name)
         guard let current = try db.role(ofUser: account.id, inRoom: room.id) else {
             throw ChorusError.notFound("\(account.name) is not a member of \(room.name)")
         }
-        guard let role = Role(rawValue: raw) else { throw ChorusError.badValue("unknown role \(raw)") }
         guard account.id != caller.id else {
             throw ChorusError.forbidden("the owner keeps the owner role until handing it to someone else")
         }
@@ -137,17 +137,12 @@ extension CommandContext {
     // MARK: Invites
 
     /// ROOM INVITE R [uses=N] [expires=WHEN]
-    func roomInvite(_ reference: String, options: [String: String]) throws -> CommandResult {
+    func roomInvite(_ reference: String, uses: Int?, expires word: DateWord?) throws -> CommandResult {
         let room = try room(reference, atLeast: .admin, to: "invite")
-        var uses: Int?
-        if let raw = options["uses"], !raw.isEmpty {
-            guard let count = Int(raw), (1...1000).contains(count) else { throw ChorusError.badValue("uses is 1-1000, not \(raw)") }
-            uses = count
-        }
         let expires: String
-        if let raw = options["expires"], !raw.isEmpty {
-            let when = try When.parse(raw, now: now)
-            guard let moment = when.dueInstant(), moment > now else { throw ChorusError.badValue("expires is in the past: \(raw)") }
+        if let word {
+            let when = try When(resolving: word, now: now)
+            guard let moment = when.dueInstant(), moment > now else { throw ChorusError.badValue("expires is in the past: \(word.text)") }
             expires = Timestamp.rfc3339(moment)
         } else {
             expires = Timestamp.rfc3339(now.addingTimeInterval(7 * 86400))

@@ -8,12 +8,13 @@ extension CommandContext {
     static let maxNotes = 4000
 
     /// TASK ADD R|me TITLE [OPTIONS]
-    func taskAdd(_ reference: String, title raw: String, options: [String: String]) throws -> CommandResult {
+    func taskAdd(_ home: TaskPlace, title raw: String, options: [TaskOption]) throws -> CommandResult {
         let title = try Self.title(raw)
         var draft: TaskDraft
-        if reference.lowercased() == "me" {
+        switch home {
+        case .personal:
             draft = TaskDraft(room: nil, owner: caller.id, title: title, creator: caller.id, created: timestamp)
-        } else {
+        case .room(let reference):
             let room = try room(reference)
             draft = TaskDraft(room: room.id, owner: nil, title: title, creator: caller.id, created: timestamp)
         }
@@ -53,11 +54,11 @@ extension CommandContext {
     }
 
     /// TASK EDIT T OPTIONS
-    func taskEdit(_ id: Int64, options: [String: String]) throws -> CommandResult {
+    func taskEdit(_ id: Int64, options: [TaskOption]) throws -> CommandResult {
         var task = try editableTask(id, to: "edit")
         try apply(options, to: &task, adding: false)
         let saved = try save(task)
-        let changed = options.keys.sorted().joined(separator: ", ")
+        let changed = options.map(\.key).joined(separator: ", ")
         try emitTask("task.updated", saved, text: "\(caller.name) changed \(changed) of #\(id) \(saved.title)")
         return result(.ok("updated #\(id) \(saved.title)", body: [present.taskLine(saved)], [("task", present.task(saved))]))
     }
@@ -75,12 +76,8 @@ extension CommandContext {
     }
 
     /// TASK PROGRESS T 0..100
-    func taskProgress(_ id: Int64, percent raw: String) throws -> CommandResult {
+    func taskProgress(_ id: Int64, percent: Int) throws -> CommandResult {
         var (task, _) = try task(id)
-        let digits = raw.hasSuffix("%") ? String(raw.dropLast()) : raw
-        guard let percent = Int(digits), (0...100).contains(percent) else {
-            throw ChorusError.badValue("progress is a whole percentage 0-100, not \(raw)")
-        }
         guard !task.done else { throw ChorusError.conflict("#\(id) is done; TASK REOPEN \(id) first") }
         if task.computedProgress != nil {
             throw ChorusError.conflict("the progress of #\(id) comes from its subtasks")
@@ -138,22 +135,39 @@ extension CommandContext {
     }
 
     /// TASKS [R|mine|me] [open|done|overdue|all]
-    func tasks(scope raw: String?, filter rawFilter: String?) throws -> CommandResult {
-        let filter = rawFilter ?? "open"
-        guard ["open", "done", "overdue", "all"].contains(filter) else {
-            throw ChorusError.syntax("unknown filter \(filter); usage: TASKS [R|mine|me] [open|done|overdue|all]")
-        }
+    func tasks(scope listed: TaskListScope, filter: TaskFilter) throws -> CommandResult {
         let scope: TaskScope
-        switch raw?.lowercased() {
-        case nil, "mine": scope = .mine(user: caller.id)
-        case "me": scope = .personal(user: caller.id)
-        default: scope = .room(try room(raw ?? "").id)
+        switch listed {
+        case .mine: scope = .mine(user: caller.id)
+        case .personal: scope = .personal(user: caller.id)
+        case .room(let reference): scope = .room(try room(reference).id)
         }
-        let done: Bool? = filter == "all" ? nil : filter == "done"
+        return try taskList(in: scope, filter: filter)
+    }
+
+    /// TASKS @NAME [open|done|overdue|all]: the tasks assigned to NAME in the rooms the
+    /// caller shares with them, never NAME's personal ones. Someone who shares no room with
+    /// the caller answers exactly like an unknown name, so nobody can probe for accounts.
+    func tasksOfHousemate(_ name: String, filter: TaskFilter) throws -> CommandResult {
+        // A room of the caller's named `@NAME` is found first, as TASKS R found it before.
+        if try !db.roomIDs(named: "@" + name, forUser: caller.id).isEmpty {
+            return try tasks(scope: .room("@" + name), filter: filter)
+        }
+        let unknown = ChorusError.notFound("no such user \(name)")
+        guard let account = try db.account(named: name.lowercased()) else { throw unknown }
+        let shared = try Set(db.rooms(ofUser: caller.id, now: now).map(\.id).filter { try db.role(ofUser: account.id, inRoom: $0) != nil })
+        guard account.id == caller.id || !shared.isEmpty else { throw unknown }
+        return try taskList(in: .mine(user: account.id), filter: filter, only: shared, whose: " for \(account.name)")
+    }
+
+    /// TASKS' reply: the tasks in `scope` that pass `filter` (`only`: and those rooms), one line each.
+    func taskList(in scope: TaskScope, filter: TaskFilter, only rooms: Set<Int64>? = nil, whose: String = "") throws -> CommandResult {
+        let done: Bool? = filter == .all ? nil : filter == .done
         var tasks = try db.tasks(in: scope, done: done)
-        if filter == "overdue" { tasks = tasks.filter(present.isOverdue) }
+        if let rooms { tasks = tasks.filter { $0.room.map(rooms.contains) ?? false } }
+        if filter == .overdue { tasks = tasks.filter(present.isOverdue) }
         let overdue = tasks.filter(present.isOverdue).count
-        let summary = "\(tasks.count) task\(tasks.count == 1 ? "" : "s")" + (overdue > 0 && filter != "overdue" ? " (\(overdue) overdue)" : "")
+        let summary = "\(tasks.count) task\(tasks.count == 1 ? "" : "s")\(whose)" + (overdue > 0 && filter != .overdue ? " (\(overdue) overdue)" : "")
         return result(.ok(summary, body: tasks.map { present.taskLine($0) }, [("tasks", .array(tasks.map(present.task)))]))
     }
 
@@ -161,47 +175,35 @@ extension CommandContext {
 
     /// Applies `key=value` options; an empty value clears a field. `adding`: the task was
     /// inserted by this same command (TASK ADD), so it was not there when the user typed.
-    private func apply(_ options: [String: String], to task: inout TaskRecord, adding: Bool) throws {
-        for (key, value) in options.sorted(by: { $0.key < $1.key }) {
-            let clear = value.isEmpty
-            switch key {
-            case "title": task.title = try Self.title(value)
-            case "notes":
+    private func apply(_ options: [TaskOption], to task: inout TaskRecord, adding: Bool) throws {
+        for option in options {
+            switch option {
+            case .title(let value): task.title = try Self.title(value)
+            case .notes(let value):
                 try FieldText.multiLine(value, "notes", maxCharacters: Self.maxNotes)
-                task.notes = clear ? nil : value
-            case "assign":
-                let account = clear || value == "-" ? nil : try member(named: value, for: task)
+                task.notes = value.isEmpty ? nil : value
+            case .assign(let name):
+                let account = try name.map { try member(named: $0, for: task) }
                 task.assign(to: account.map { ($0.id, $0.name) })
-            case "due":
-                task.due = clear ? nil : try When.parse(value, now: now).stored
+            case .due(let word):
+                task.due = try word.map { try When(resolving: $0, now: now).stored }
                 // A due set by hand starts the monthly series on its own day.
                 task.repeatDay = nil
-            case "start": task.start = clear ? nil : try When.parse(value, now: now).stored
-            case "estimate":
-                guard clear || (Double(value).map { $0 >= 0 && $0 <= 3650 } ?? false) else {
-                    throw ChorusError.badValue("estimate is a number of days 0-3650, not \(value)")
-                }
-                task.estimate = clear ? nil : Double(value)
-            case "points":
-                guard clear || (Int(value).map { (0...1000).contains($0) } ?? false) else {
-                    throw ChorusError.badValue("points is a whole number 0-1000, not \(value)")
-                }
-                task.points = clear ? 1 : Int(value) ?? 1
-            case "parent": task.parent = clear ? nil : try parent(value, for: task, adding: adding)
-            case "remind": task.remind = clear ? nil : try When.parse(value, now: now).stored
-            case "repeat":
-                task.repeatRule = clear ? nil : try RepeatRule(parsing: value).stored
+            case .start(let word): task.start = try word.map { try When(resolving: $0, now: now).stored }
+            case .estimate(let days): task.estimate = days
+            case .points(let points): task.points = points ?? 1
+            case .parent(let id): task.parent = try id.map { try parent($0, for: task, adding: adding) }
+            case .remind(let word): task.remind = try word.map { try When(resolving: $0, now: now).stored }
+            case .repeat(let word):
+                task.repeatRule = word.map { RepeatRule($0).stored }
                 task.repeatDay = nil
-            case "rotate": task.rotate = clear ? nil : try rotation(value, for: task)
-            default: throw ChorusError.syntax("unknown option \(key)")
+            case .rotate(let names): task.rotate = try names.map { try rotation($0, for: task) }
             }
         }
     }
 
     /// A parent must be a visible top-level task of the same room (subtasks go one level deep).
-    private func parent(_ raw: String, for task: TaskRecord, adding: Bool) throws -> Int64 {
-        let digits = raw.hasPrefix("#") ? String(raw.dropFirst()) : raw
-        guard let id = Int64(digits) else { throw ChorusError.badValue("parent is a task number, not \(raw)") }
+    private func parent(_ id: Int64, for task: TaskRecord, adding: Bool) throws -> Int64 {
         // A task being added already has its id here; to the user that task does not exist yet.
         guard !(adding && id == task.id) else { throw ChorusError.notFound("no such task \(id)") }
         let (parent, _) = try self.task(id)
@@ -217,11 +219,11 @@ extension CommandContext {
     }
 
     /// `rotate=alice,bob,carol`: members of the task's room, each once, in turn order.
-    private func rotation(_ raw: String, for task: TaskRecord) throws -> String {
+    private func rotation(_ given: [String], for task: TaskRecord) throws -> String {
         guard task.room != nil else { throw ChorusError.badValue("a personal task has nobody to rotate with") }
         var names: [String] = []
-        for word in raw.split(separator: ",", omittingEmptySubsequences: true) {
-            let name = try member(named: word.trimmingCharacters(in: .whitespaces), for: task).name
+        for word in given {
+            let name = try member(named: word, for: task).name
             guard !names.contains(name) else { throw ChorusError.badValue("\(name) is twice in rotate") }
             names.append(name)
         }
