@@ -57,22 +57,20 @@ extension InteractiveSession {
         let sent = link.awaiting.removeFirst()
         cursorDirty = true
         guard line.kind == .ok, let request = sent.request else { return }
-        switch request.command {
-        case let command as Command.Mode:
+        switch (request.verb, request.command) {
+        case (_, let command as Command.Mode):
             jsonWire = command.mode == .json
-        case let command as Command.Login:
-            loggedIn(as: .password(user: command.name, password: command.password))
-        case let command as Command.Register:
-            loggedIn(as: .password(user: command.name, password: command.password))
-        case let command as Command.Auth:
-            loggedIn(as: .token(command.token))
-        case let command as Command.Password:
+        case ("LOGIN", let given as Command.Credentials), ("REGISTER", let given as Command.Credentials):
+            loggedIn(as: .password(user: given.name, password: given.password))
+        case ("AUTH", let token as Command.Word):
+            loggedIn(as: .token(token.value))
+        case (_, let command as Command.Password):
             if case .password(let user, _) = credentials { credentials = .password(user: user, password: command.new) }
-        case is Command.Logout:
+        case ("LOGOUT", _):
             credentials = nil
             cursor = nil
             search = nil
-        case is Command.Quit:
+        case ("QUIT", _):
             quitRequested = true
         default:
             break

@@ -1,66 +1,32 @@
-/// The room rows' commands. R stays a word: an id or a name that only the caller's rooms
+/// Shapes of the room rows. R stays a word: an id or a name that only the caller's rooms
 /// can resolve.
 extension Command {
-    public struct Rooms: ParsedCommand {
-        public init() {}
-    }
-
-    public struct RoomCreate: ParsedCommand {
-        public let name: String
-        public init(name: String) { self.name = name }
-    }
-
-    public struct RoomShow: ParsedCommand {
+    /// ROOM SHOW, LEAVE, DELETE, INVITES.
+    public struct Room: ParsedCommand {
         public let room: String
-        public init(room: String) { self.room = room }
     }
 
-    public struct RoomRename: ParsedCommand {
-        public let room: String
-        public let name: String
-        public init(room: String, name: String) {
-            self.room = room
-            self.name = name
-        }
+    /// STATS [R]: nil for every room of the caller's.
+    public struct Stats: ParsedCommand {
+        public let room: String?
     }
 
-    public struct RoomAdd: ParsedCommand {
+    /// ROOM ADD and REMOVE (an account), ROOM UNINVITE (a code), ROOM RENAME (the name).
+    public struct RoomWord: ParsedCommand {
         public let room: String
-        public let user: String
-        public init(room: String, user: String) {
-            self.room = room
-            self.user = user
-        }
+        public let word: String
     }
 
-    public struct RoomRemove: ParsedCommand {
-        public let room: String
-        public let user: String
-        public init(room: String, user: String) {
-            self.room = room
-            self.user = user
-        }
-    }
-
-    public struct RoomLeave: ParsedCommand {
-        public let room: String
-        public init(room: String) { self.room = room }
+    /// SAY R TEXT... and DM USER TEXT...
+    public struct Message: ParsedCommand {
+        public let to: String
+        public let text: String
     }
 
     public struct RoomRole: ParsedCommand {
         public let room: String
         public let user: String
         public let role: RoleName
-        public init(room: String, user: String, role: RoleName) {
-            self.room = room
-            self.user = user
-            self.role = role
-        }
-    }
-
-    public struct RoomDelete: ParsedCommand {
-        public let room: String
-        public init(room: String) { self.room = room }
     }
 
     public struct RoomInvite: ParsedCommand {
@@ -69,29 +35,17 @@ extension Command {
         public let uses: Int?
         /// nil: the default, 7 days.
         public let expires: DateWord?
-        public init(room: String, uses: Int?, expires: DateWord?) {
-            self.room = room
-            self.uses = uses
-            self.expires = expires
-        }
     }
 
-    public struct RoomInvites: ParsedCommand {
+    /// HISTORY R [LIMIT] [before=ID].
+    public struct History: ParsedCommand {
         public let room: String
-        public init(room: String) { self.room = room }
+        /// Positive; the handler caps it.
+        public let limit: Int?
+        public let before: Int64?
     }
 
-    public struct RoomUninvite: ParsedCommand {
-        public let room: String
-        public let code: String
-        public init(room: String, code: String) {
-            self.room = room
-            self.code = code
-        }
-    }
-
-    public struct RoomJoin: ParsedCommand {
-        public let code: String
-        public init(code: String) { self.code = code }
+    public struct Calendar: ParsedCommand {
+        public let scope: CalendarScope
     }
 }

@@ -1,62 +1,37 @@
-/// The session and account rows' commands (CONTRACT §4, Session).
+/// The commands' shapes, by what they hold. Rows whose arguments are alike share a shape
+/// (ROOM SHOW, ROOM LEAVE and ROOM DELETE all build a `Room`); the server routes by the
+/// row's name and reads the shape its row builds. Only rows make them.
 extension Command {
+    /// HELP: the words after it, joined by one space; nil for none.
     public struct Help: ParsedCommand {
-        /// The words after HELP, joined by one space; nil for none.
         public let topic: String?
-        public init(topic: String?) { self.topic = topic }
     }
 
     public struct Mode: ParsedCommand {
         public let mode: OutputMode
-        public init(mode: OutputMode) { self.mode = mode }
     }
 
     public struct Ping: ParsedCommand {
         public let token: String?
-        public init(token: String?) { self.token = token }
     }
 
-    public struct Quit: ParsedCommand {
-        public init() {}
-    }
+    /// A verb without arguments: QUIT, LOGOUT, ROOMS, CALENDAR me...
+    public struct Plain: ParsedCommand {}
 
-    public struct Register: ParsedCommand {
+    /// REGISTER and LOGIN.
+    public struct Credentials: ParsedCommand {
         public let name: String
         public let password: String
-        public init(name: String, password: String) {
-            self.name = name
-            self.password = password
-        }
-    }
-
-    public struct Login: ParsedCommand {
-        public let name: String
-        public let password: String
-        public init(name: String, password: String) {
-            self.name = name
-            self.password = password
-        }
-    }
-
-    public struct Logout: ParsedCommand {
-        public init() {}
-    }
-
-    public struct WhoAmI: ParsedCommand {
-        public init() {}
-    }
-
-    public struct Auth: ParsedCommand {
-        public let token: String
-        public init(token: String) { self.token = token }
     }
 
     public struct Password: ParsedCommand {
         public let old: String
         public let new: String
-        public init(old: String, new: String) {
-            self.old = old
-            self.new = new
-        }
+    }
+
+    /// One word or the line's text: a bot token (AUTH), a token label, an invite code, a
+    /// new room's name, an account (ADMIN DISABLE/ENABLE/KICK).
+    public struct Word: ParsedCommand {
+        public let value: String
     }
 }

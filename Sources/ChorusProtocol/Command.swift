@@ -1,8 +1,8 @@
-/// The typed commands, one struct per row of the `CommandTable`: `Command.TaskDone`,
-/// `Command.RoomInvite`... Each row's builder makes its struct from the words of a line,
-/// reading every value once (ids, percents, roles, filters, limits, dates, options), so a
-/// handler gets values, never strings to check again. The server attaches a handler to
-/// each struct type (its route table); nothing here knows about handlers.
+/// The typed commands the `CommandTable`'s rows build (`Command.TaskAdd`, `Command.Room`...).
+/// Each row's builder makes one from the words of a line, reading every value once (ids,
+/// percents, roles, filters, limits, dates, options), so a handler gets values, never
+/// strings to check again. The server attaches a handler to each row by its name (its
+/// route table); nothing here knows about handlers.
 public enum Command {}
 
 /// A command as its row built it: the arguments of one request, typed and checked.

@@ -1,26 +1,26 @@
 /// Rows for rooms, tasks and chat (CONTRACT §4).
 extension CommandTable {
     static let roomCommands: [CommandSpec] = [
-        CommandSpec("ROOMS", kind: .household, summary: "list your rooms with their progress") { _ in Command.Rooms() },
+        CommandSpec("ROOMS", kind: .household, summary: "list your rooms with their progress") { _ in Command.Plain() },
         CommandSpec("ROOM", "CREATE", kind: .household, text: "NAME", summary: "create a room (a household); you become its owner") { args in
-            Command.RoomCreate(name: args.text ?? "")
+            Command.Word(value: args.text ?? "")
         },
         CommandSpec("ROOM", "SHOW", kind: .household, arguments: [.init("R")], summary: "show a room and its members") { args in
-            Command.RoomShow(room: args[0])
+            Command.Room(room: args[0])
         },
         CommandSpec("ROOM", "RENAME", kind: .household, arguments: [.init("R")], text: "NAME", summary: "rename a room (owner or admin)") { args in
-            Command.RoomRename(room: args[0], name: args.text ?? "")
+            Command.RoomWord(room: args[0], word: args.text ?? "")
         },
         CommandSpec("ROOM", "ADD", kind: .household, arguments: [.init("R"), .init("USER")],
                     summary: "add someone to a room (owner or admin)") { args in
-            Command.RoomAdd(room: args[0], user: args[1])
+            Command.RoomWord(room: args[0], word: args[1])
         },
         CommandSpec("ROOM", "REMOVE", kind: .household, arguments: [.init("R"), .init("USER")],
                     summary: "remove someone from a room (owner or admin)") { args in
-            Command.RoomRemove(room: args[0], user: args[1])
+            Command.RoomWord(room: args[0], word: args[1])
         },
         CommandSpec("ROOM", "LEAVE", kind: .household, arguments: [.init("R")], summary: "leave a room (an owner hands over first)") { args in
-            Command.RoomLeave(room: args[0])
+            Command.Room(room: args[0])
         },
         CommandSpec("ROOM", "ROLE", kind: .household, arguments: [.init("R"), .init("USER"), .init("owner|admin|member")],
                     summary: "change a member's role; owner hands the room over (owner only)") { args throws(ChorusError) in
@@ -29,7 +29,7 @@ extension CommandTable {
         },
         CommandSpec("ROOM", "DELETE", kind: .household, arguments: [.init("R")],
                     summary: "delete a room with its tasks and messages (owner only)") { args in
-            Command.RoomDelete(room: args[0])
+            Command.Room(room: args[0])
         },
         CommandSpec("ROOM", "INVITE", kind: .household, arguments: [.init("R")], options: ["uses=N", "expires=WHEN"],
                     summary: "make an invite code for ROOM JOIN (owner or admin; default: unlimited uses, 7 days)") { args throws(ChorusError) in
@@ -42,14 +42,14 @@ extension CommandTable {
             return Command.RoomInvite(room: args[0], uses: uses, expires: expires)
         },
         CommandSpec("ROOM", "INVITES", kind: .household, arguments: [.init("R")], summary: "list a room's invite codes (owner or admin)") { args in
-            Command.RoomInvites(room: args[0])
+            Command.Room(room: args[0])
         },
         CommandSpec("ROOM", "UNINVITE", kind: .household, arguments: [.init("R"), .init("CODE")],
                     summary: "cancel an invite code (owner or admin)") { args in
-            Command.RoomUninvite(room: args[0], code: args[1])
+            Command.RoomWord(room: args[0], word: args[1])
         },
         CommandSpec("ROOM", "JOIN", kind: .household, arguments: [.init("CODE")], summary: "join a room with an invite code") { args in
-            Command.RoomJoin(code: args[0])
+            Command.Word(value: args[0])
         },
     ]
 
@@ -64,7 +64,7 @@ extension CommandTable {
         },
         CommandSpec("TASK", "SHOW", kind: .household, arguments: [.init("T")],
                     summary: "show a task with its subtasks and comments") { args throws(ChorusError) in
-            Command.TaskShow(task: try taskID(args[0], args))
+            Command.ID(id: try taskID(args[0], args))
         },
         CommandSpec("TASK", "EDIT", kind: .household, arguments: [.init("T")], options: ["title=TEXT"] + taskOptions.filter { $0 != "assign=USER" },
                     summary: "change a task's fields; an empty value clears one (creator, admin or owner)") { args throws(ChorusError) in
@@ -87,14 +87,14 @@ extension CommandTable {
             return Command.TaskProgress(task: task, percent: percent)
         },
         CommandSpec("TASK", "DONE", kind: .household, arguments: [.init("T")], summary: "finish a task") { args throws(ChorusError) in
-            Command.TaskDone(task: try taskID(args[0], args))
+            Command.ID(id: try taskID(args[0], args))
         },
         CommandSpec("TASK", "REOPEN", kind: .household, arguments: [.init("T")], summary: "open a finished task again") { args throws(ChorusError) in
-            Command.TaskReopen(task: try taskID(args[0], args))
+            Command.ID(id: try taskID(args[0], args))
         },
         CommandSpec("TASK", "DELETE", kind: .household, arguments: [.init("T")],
                     summary: "delete a task with its subtasks and comments (creator, admin or owner)") { args throws(ChorusError) in
-            Command.TaskDelete(task: try taskID(args[0], args))
+            Command.ID(id: try taskID(args[0], args))
         },
         CommandSpec("TASKS", kind: .household, arguments: [.init("R|mine|me", optional: true), .init("open|done|overdue|all", optional: true)],
                     summary: "list tasks; alone: the open tasks assigned to you, soonest due first") { args throws(ChorusError) in
@@ -117,10 +117,10 @@ extension CommandTable {
 
     static let chatCommands: [CommandSpec] = [
         CommandSpec("SAY", kind: .household, arguments: [.init("R")], text: "TEXT", summary: "say something in a room") { args in
-            Command.Say(room: args[0], text: args.text ?? "")
+            Command.Message(to: args[0], text: args.text ?? "")
         },
         CommandSpec("COMMENT", kind: .household, arguments: [.init("T")], text: "TEXT", summary: "comment on a task") { args throws(ChorusError) in
-            Command.Comment(task: try taskID(args[0], args), text: args.text ?? "")
+            Command.TaskText(task: try taskID(args[0], args), text: args.text ?? "")
         },
         CommandSpec("HISTORY", kind: .household, arguments: [.init("R"), .init("LIMIT", optional: true)], options: ["before=ID"],
                     summary: "a room's latest messages, oldest first (LIMIT up to 200; before=ID pages back)") { args throws(ChorusError) in

@@ -2,7 +2,7 @@
 extension CommandTable {
     static let planningCommands: [CommandSpec] = [
         CommandSpec("DM", kind: .household, arguments: [.init("USER")], text: "TEXT", summary: "send someone a direct message") { args in
-            Command.DirectMessage(user: args[0], text: args.text ?? "")
+            Command.Message(to: args[0], text: args.text ?? "")
         },
         CommandSpec("STATS", kind: .household, arguments: [.init("R", optional: true)],
                     summary: "who did what: done, open, overdue and points per member, and room progress") { args in
@@ -14,7 +14,7 @@ extension CommandTable {
         },
         CommandSpec("CALENDAR", "me", kind: .household,
                     summary: "your calendar: the tasks assigned to you in all your rooms, and your personal ones") { _ in
-            Command.CalendarMe()
+            Command.Plain()
         },
         CommandSpec("SYNC", kind: .household, arguments: [.init("AFTER_ID"), .init("LIMIT", optional: true)],
                     summary: "the events you missed after an event id, oldest first (LIMIT up to 500)") { args throws(ChorusError) in

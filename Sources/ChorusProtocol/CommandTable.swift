@@ -22,23 +22,23 @@ public enum CommandTable {
             Command.Ping(token: args.optional(0))
         },
         CommandSpec("QUIT", kind: .session, needsLogin: false, summary: "say goodbye; the server closes the connection") { _ in
-            Command.Quit()
+            Command.Plain()
         },
     ]
 
     static let accountCommands: [CommandSpec] = [
         CommandSpec("REGISTER", kind: .account, arguments: [.init("NAME"), .init("PASSWORD")], needsLogin: false,
                     summary: "create an account and log in (name: 2-32 of a-z 0-9 . _ -; password: 15-1024 bytes)") { args in
-            Command.Register(name: args[0], password: args[1])
+            Command.Credentials(name: args[0], password: args[1])
         },
         CommandSpec("LOGIN", kind: .account, arguments: [.init("NAME"), .init("PASSWORD")], needsLogin: false,
                     summary: "log in with a password") { args in
-            Command.Login(name: args[0], password: args[1])
+            Command.Credentials(name: args[0], password: args[1])
         },
-        CommandSpec("LOGOUT", kind: .account, summary: "log out, keeping the connection") { _ in Command.Logout() },
-        CommandSpec("WHOAMI", kind: .account, summary: "show who this session is logged in as") { _ in Command.WhoAmI() },
+        CommandSpec("LOGOUT", kind: .account, summary: "log out, keeping the connection") { _ in Command.Plain() },
+        CommandSpec("WHOAMI", kind: .account, summary: "show who this session is logged in as") { _ in Command.Plain() },
         CommandSpec("AUTH", kind: .account, arguments: [.init("TOKEN")], needsLogin: false, summary: "log in with a bot token") { args in
-            Command.Auth(token: args[0])
+            Command.Word(value: args[0])
         },
         CommandSpec("PASSWORD", kind: .account, arguments: [.init("OLD"), .init("NEW")],
                     summary: "change your password") { args in

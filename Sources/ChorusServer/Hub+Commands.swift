@@ -2,14 +2,14 @@ import ChorusCore
 import ChorusStore
 
 /// Where each verb goes: the table in ChorusProtocol has checked arity and options and
-/// built the typed command; `RouteTable` finds its handler by the command's type.
+/// built the typed command; `RouteTable` finds its handler by the row's name.
 extension Hub {
     func handle(_ request: Request, from session: Session) {
         if request.needsLogin && session.account == nil {
             session.send(.error(.unauthorized("log in first: LOGIN NAME PASSWORD, or REGISTER NAME PASSWORD")), tag: request.tag)
             return
         }
-        switch RouteTable.route(for: request.command) {
+        switch RouteTable.route(for: request) {
         case .onLoop(let answer)?: answer(self, session, request.command, request.tag)
         case .databaseJob(let job)?: household(job, request, from: session)
         case nil: session.send(.error(.internal("\(request.verb) has no handler")), tag: request.tag)

@@ -2,7 +2,7 @@ import ChorusCore
 
 /// What the server does with one row's command: answer it on the session's loop
 /// (session and account verbs), or run it as one job in the database's transaction
-/// (household and admin verbs). `RouteTable` holds one per `Command` type.
+/// (household and admin verbs). `RouteTable` holds one per row.
 enum Route: Sendable {
     case onLoop(@Sendable (Hub, Session, any ParsedCommand, String?) -> Void)
     case databaseJob(DatabaseJobRoute)
@@ -18,27 +18,30 @@ struct DatabaseJobRoute: Sendable {
     let run: @Sendable (CommandContext, any ParsedCommand) throws -> CommandResult
 }
 
-/// One line of the route table: a `Command` type and its route.
+/// One line of the route table: a row's name, the `Command` shape its row builds, and
+/// its route.
 struct RouteEntry: Sendable {
+    let verb: String
     let commandType: any ParsedCommand.Type
     let route: Route
 
     /// A verb the hub answers itself.
-    static func onLoop<C: ParsedCommand>(_ type: C.Type, _ answer: @escaping @Sendable (Hub, Session, C, String?) -> Void) -> RouteEntry {
-        RouteEntry(commandType: type, route: .onLoop { hub, session, command, tag in
+    static func onLoop<C: ParsedCommand>(_ verb: String, _ type: C.Type,
+                                         _ answer: @escaping @Sendable (Hub, Session, C, String?) -> Void) -> RouteEntry {
+        RouteEntry(verb: verb, commandType: type, route: .onLoop { hub, session, command, tag in
             guard let command = command as? C else {
-                return session.send(.error(.internal("\(C.self) routed to another handler")), tag: tag)
+                return session.send(.error(.internal("\(verb) built another command than its route reads")), tag: tag)
             }
             answer(hub, session, command, tag)
         })
     }
 
     /// A verb run by a `CommandContext` handler on the database thread.
-    static func job<C: ParsedCommand>(_ type: C.Type, touchesTasks: Bool = false, needsLoopState: Bool = false,
+    static func job<C: ParsedCommand>(_ verb: String, _ type: C.Type, touchesTasks: Bool = false, needsLoopState: Bool = false,
                                       _ run: @escaping @Sendable (CommandContext, C) throws -> CommandResult) -> RouteEntry {
-        RouteEntry(commandType: type, route: .databaseJob(DatabaseJobRoute(touchesTasks: touchesTasks, needsLoopState: needsLoopState) {
+        RouteEntry(verb: verb, commandType: type, route: .databaseJob(DatabaseJobRoute(touchesTasks: touchesTasks, needsLoopState: needsLoopState) {
             context, command in
-            guard let command = command as? C else { throw ChorusError.internal("\(C.self) routed to another handler") }
+            guard let command = command as? C else { throw ChorusError.internal("\(verb) built another command than its route reads") }
             return try run(context, command)
         }))
     }

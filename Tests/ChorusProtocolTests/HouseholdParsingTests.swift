@@ -1,4 +1,4 @@
-import ChorusProtocol
+@testable import ChorusProtocol
 import Testing
 
 /// Sub-verbs, text verbs and `key=value` options, as the room, task and chat rows use them.
@@ -10,7 +10,7 @@ struct HouseholdParsingTests {
     @Test(arguments: ["ROOM SHOW 3", "room show 3", "Room Show 3", "rOOM sHOW 3"])
     func subverbsCaseInsensitive(text: String) throws {
         let parsed = try request(text)
-        #expect(parsed.command == Command.RoomShow(room: "3"))
+        #expect(parsed.command == Command.Room(room: "3"))
         #expect(parsed.verb == "ROOM SHOW")
         #expect(parsed.needsLogin)
     }
@@ -35,8 +35,8 @@ struct HouseholdParsingTests {
 
     /// A room name with spaces is given as one quoted argument.
     @Test func quotedRoomName() throws {
-        #expect(try request(#"ROOM SHOW "Flat 2B""#).command == Command.RoomShow(room: "Flat 2B"))
-        #expect(try request(#"ROOM ADD "Flat 2B" bob"#).command == Command.RoomAdd(room: "Flat 2B", user: "bob"))
+        #expect(try request(#"ROOM SHOW "Flat 2B""#).command == Command.Room(room: "Flat 2B"))
+        #expect(try request(#"ROOM ADD "Flat 2B" bob"#).command == Command.RoomWord(room: "Flat 2B", word: "bob"))
     }
 
     /// ROOM ROLE takes owner, admin or member in any case; anything else is ERR 400.
@@ -53,15 +53,15 @@ struct HouseholdParsingTests {
     /// SAY takes the rest of the line verbatim as the text: quotes, backslashes and `=` included.
     @Test func sayTextVerbatim() throws {
         #expect(try request(#"SAY kitchen He said "hi" \o/ a=b"#).command
-            == Command.Say(room: "kitchen", text: #"He said "hi" \o/ a=b"#))
-        #expect(try request(#"SAY 3 "quoted whole""#).command == Command.Say(room: "3", text: #""quoted whole""#))
-        #expect(try request(#"SAY 3 \n stays two characters"#).command == Command.Say(room: "3", text: #"\n stays two characters"#))
+            == Command.Message(to: "kitchen", text: #"He said "hi" \o/ a=b"#))
+        #expect(try request(#"SAY 3 "quoted whole""#).command == Command.Message(to: "3", text: #""quoted whole""#))
+        #expect(try request(#"SAY 3 \n stays two characters"#).command == Command.Message(to: "3", text: #"\n stays two characters"#))
     }
 
     /// A text verb's fixed argument may be quoted; the text starts after it.
     @Test func sayQuotedRoom() throws {
         #expect(try request(#"@m1 say "Flat 2B"   who took my milk?"#).command
-            == Command.Say(room: "Flat 2B", text: "who took my milk?"))
+            == Command.Message(to: "Flat 2B", text: "who took my milk?"))
     }
 
     /// A text verb without its text gets ERR 400 with the usage line.
@@ -79,8 +79,8 @@ struct HouseholdParsingTests {
 
     /// ROOM CREATE takes the whole rest of the line as the room name.
     @Test func roomCreateName() throws {
-        #expect(try request("ROOM CREATE Flat 2B").command == Command.RoomCreate(name: "Flat 2B"))
-        #expect(try request(#"room create  Flat "2B""#).command == Command.RoomCreate(name: #"Flat "2B""#))
+        #expect(try request("ROOM CREATE Flat 2B").command == Command.Word(value: "Flat 2B"))
+        #expect(try request(#"room create  Flat "2B""#).command == Command.Word(value: #"Flat "2B""#))
         let missing = try failure("ROOM CREATE")
         #expect(missing.error.code == 400)
         #expect(missing.error.message.contains("usage: ROOM CREATE NAME..."))
@@ -89,13 +89,13 @@ struct HouseholdParsingTests {
     /// ROOM RENAME takes a room and then the rest of the line as the new name.
     @Test func roomRename() throws {
         #expect(try request(#"ROOM RENAME "Flat 2B" Flat 3C (the big one)"#).command
-            == Command.RoomRename(room: "Flat 2B", name: "Flat 3C (the big one)"))
+            == Command.RoomWord(room: "Flat 2B", word: "Flat 3C (the big one)"))
     }
 
     /// COMMENT takes a task number (with or without `#`) and the rest of the line.
     @Test func comment() throws {
-        #expect(try request("COMMENT #12 looks good, thanks!").command == Command.Comment(task: 12, text: "looks good, thanks!"))
-        #expect(try request("comment 12 ok").command == Command.Comment(task: 12, text: "ok"))
+        #expect(try request("COMMENT #12 looks good, thanks!").command == Command.TaskText(task: 12, text: "looks good, thanks!"))
+        #expect(try request("comment 12 ok").command == Command.TaskText(task: 12, text: "ok"))
     }
 
     /// A task given as anything but a positive number gets ERR 400 explaining tasks are named by number.

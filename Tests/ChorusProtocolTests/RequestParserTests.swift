@@ -1,4 +1,4 @@
-import ChorusProtocol
+@testable import ChorusProtocol
 import Testing
 
 /// The request a line parses to, or a recorded issue and a thrown error.
@@ -104,11 +104,11 @@ struct RequestParserTests {
 
     /// Each contract session and account command parses to its typed command, with the login requirement of its table row.
     @Test func basicCommands() throws {
-        #expect(try request("QUIT").command == Command.Quit())
-        #expect(try request("LOGOUT").command == Command.Logout())
-        #expect(try request("whoami").command == Command.WhoAmI())
+        #expect(try request("QUIT").command == Command.Plain() && request("QUIT").verb == "QUIT")
+        #expect(try request("LOGOUT").command == Command.Plain() && request("LOGOUT").verb == "LOGOUT")
+        #expect(try request("whoami").command == Command.Plain() && request("whoami").verb == "WHOAMI")
         #expect(try request("PING tok").command == Command.Ping(token: "tok"))
-        #expect(try request("LOGIN alice secretsecretsecret").command == Command.Login(name: "alice", password: "secretsecretsecret"))
+        #expect(try request("LOGIN alice secretsecretsecret").command == Command.Credentials(name: "alice", password: "secretsecretsecret"))
         #expect(try request("PASSWORD old1 new2").command == Command.Password(old: "old1", new: "new2"))
         #expect(try request("PING").needsLogin == false)
         #expect(try request("REGISTER a b").needsLogin == false)
@@ -122,7 +122,7 @@ struct RequestParserTests {
     @Test func extraWhitespace() throws {
         let parsed = try request("  \t @t  \tLOGIN   alice\t\tpw   ")
         #expect(parsed.tag == "t")
-        #expect(parsed.command == Command.Login(name: "alice", password: "pw"))
+        #expect(parsed.command == Command.Credentials(name: "alice", password: "pw"))
     }
 
     // MARK: Quoting
@@ -136,7 +136,7 @@ struct RequestParserTests {
     /// An empty quoted string is an empty argument, not a missing one.
     @Test func emptyQuotedString() throws {
         #expect(try request(#"PING """#).command == Command.Ping(token: ""))
-        #expect(try request(#"LOGIN "" """#).command == Command.Login(name: "", password: ""))
+        #expect(try request(#"LOGIN "" """#).command == Command.Credentials(name: "", password: ""))
     }
 
     /// A quote inside a bare word is an ordinary character.
@@ -180,19 +180,19 @@ struct RequestParserTests {
     /// A closing quote followed by a tab or the end of the line is fine.
     @Test func closingQuoteFollowedBySeparator() throws {
         #expect(try request("PING \"ab\"\t").command == Command.Ping(token: "ab"))
-        #expect(try request(#"LOGIN "a b" "c d""#).command == Command.Login(name: "a b", password: "c d"))
+        #expect(try request(#"LOGIN "a b" "c d""#).command == Command.Credentials(name: "a b", password: "c d"))
     }
 
     /// Passwords with spaces, leading/trailing spaces, quotes and non-ASCII survive quoting byte for byte.
     @Test func passwordsPreservedExactly() throws {
         #expect(try request(#"REGISTER alice "correct horse  battery staple""#).command
-            == Command.Register(name: "alice", password: "correct horse  battery staple"))
+            == Command.Credentials(name: "alice", password: "correct horse  battery staple"))
         #expect(try request(#"LOGIN alice "  padded password  ""#).command
-            == Command.Login(name: "alice", password: "  padded password  "))
+            == Command.Credentials(name: "alice", password: "  padded password  "))
         #expect(try request(#"PASSWORD "old \"one\" here" "nëw ☕ pässwörd \\ 2""#).command
             == Command.Password(old: #"old "one" here"#, new: #"nëw ☕ pässwörd \ 2"#))
         #expect(try request("LOGIN bob pa$$w0rd-with=signs!").command
-            == Command.Login(name: "bob", password: "pa$$w0rd-with=signs!"))
+            == Command.Credentials(name: "bob", password: "pa$$w0rd-with=signs!"))
     }
 
     // MARK: Options
@@ -224,7 +224,7 @@ struct RequestParserTests {
         #expect(result.error.code == 400)
         #expect(result.error.message.contains("REGISTER takes no options"))
         #expect(try request(#"REGISTER alice "secret=horsebatterystaple""#).command
-            == Command.Register(name: "alice", password: "secret=horsebatterystaple"))
+            == Command.Credentials(name: "alice", password: "secret=horsebatterystaple"))
     }
 
     // MARK: Empty, encoding and control characters

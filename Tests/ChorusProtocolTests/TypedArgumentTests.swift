@@ -1,4 +1,4 @@
-import ChorusProtocol
+@testable import ChorusProtocol
 import Testing
 
 /// Rows read their values once: handlers get numbers, roles, filters, dates and options,
@@ -41,7 +41,7 @@ struct TypedArgumentTests {
 
     /// `CALENDAR me` is its own row next to `CALENDAR R|mine`, which keeps its errors.
     @Test func calendarMeRow() throws {
-        #expect(try request("CALENDAR me").command == Command.CalendarMe())
+        #expect(try request("CALENDAR me").command == Command.Plain())
         #expect(try request("calendar ME").verb == "CALENDAR me")
         #expect(try failure("CALENDAR").error == .syntax("missing R|mine; usage: CALENDAR R|mine"))
         #expect(try failure("CALENDAR me now").error.code == 400)
