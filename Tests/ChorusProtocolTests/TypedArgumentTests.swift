@@ -45,6 +45,8 @@ struct TypedArgumentTests {
         #expect(try request("calendar ME").verb == "CALENDAR me")
         #expect(try failure("CALENDAR").error == .syntax("missing R|mine; usage: CALENDAR R|mine"))
         #expect(try failure("CALENDAR me now").error.code == 400)
+        #expect(try CommandTable.help(topic: "calendar me").count == 1)
+        #expect(try CommandTable.help(topic: "TASKS @name").first?.contains("TASKS @NAME [open|done|overdue|all]") == true)
     }
 
     /// Limits and ids are numbers; HISTORY's bad values stay 422, SYNC's usage errors 400.
