@@ -153,10 +153,12 @@ extension CommandContext {
         if try !db.roomIDs(named: "@" + name, forUser: caller.id).isEmpty {
             return try tasks(scope: .room("@" + name), filter: filter)
         }
-        let unknown = ChorusError.notFound("no such user \(name)")
-        guard let account = try db.account(named: name.lowercased()) else { throw unknown }
-        let shared = try Set(db.rooms(ofUser: caller.id, now: now).map(\.id).filter { try db.role(ofUser: account.id, inRoom: $0) != nil })
-        guard account.id == caller.id || !shared.isEmpty else { throw unknown }
+        let account = try db.account(named: name.lowercased())
+        // The same queries for an unknown name as for a stranger (id 0 is nobody's), so
+        // not even the time taken tells them apart.
+        let target = account?.id ?? 0
+        let shared = try Set(db.rooms(ofUser: caller.id, now: now).map(\.id).filter { try db.role(ofUser: target, inRoom: $0) != nil })
+        guard let account, account.id == caller.id || !shared.isEmpty else { throw ChorusError.notFound("no such user \(name)") }
         return try taskList(in: .mine(user: account.id), filter: filter, only: shared, whose: " for \(account.name)")
     }
 
