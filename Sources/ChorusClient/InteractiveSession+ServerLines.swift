@@ -57,20 +57,20 @@ extension InteractiveSession {
         let sent = link.awaiting.removeFirst()
         cursorDirty = true
         guard line.kind == .ok, let request = sent.request else { return }
-        switch request.command {
-        case .mode(let mode):
-            jsonWire = mode == .json
-        case .login(let name, let password), .register(let name, let password):
-            loggedIn(as: .password(user: name, password: password))
-        case .auth(let token):
-            loggedIn(as: .token(token))
-        case .password(_, let new):
-            if case .password(let user, _) = credentials { credentials = .password(user: user, password: new) }
-        case .logout:
+        switch (request.verb, request.command) {
+        case (_, let command as Command.Mode):
+            jsonWire = command.mode == .json
+        case ("LOGIN", let given as Command.Credentials), ("REGISTER", let given as Command.Credentials):
+            loggedIn(as: .password(user: given.name, password: given.password))
+        case ("AUTH", let token as Command.Word):
+            loggedIn(as: .token(token.value))
+        case (_, let command as Command.Password):
+            if case .password(let user, _) = credentials { credentials = .password(user: user, password: command.new) }
+        case ("LOGOUT", _):
             credentials = nil
             cursor = nil
             search = nil
-        case .quit:
+        case ("QUIT", _):
             quitRequested = true
         default:
             break

@@ -15,9 +15,11 @@ public enum RequestLineBuilder {
             rest = rest.dropFirst()
         }
         guard let verb = rest.popFirst() else { throw ClientFailure("no command given; see chorus --help") }
-        let spec = try lookUp(verb: verb, rest: &rest)
+        let spec = try lookUp(verb: verb, next: rest.first)
         parts.append(spec.verb)
-        if let subverb = spec.subverb { parts.append(subverb) }
+        // A keyword is written as the table spells it; an `@NAME` stays as typed.
+        if case .keyword(let keyword) = spec.head, rest.popFirst() != nil { parts.append(keyword) }
+        if case .mention = spec.head, let mention = rest.popFirst() { parts.append(quotedIfNeeded(mention)) }
 
         if spec.text != nil {
             let fixed = rest.prefix(spec.arguments.count)
@@ -40,22 +42,15 @@ public enum RequestLineBuilder {
         return line
     }
 
-    /// The row for `VERB [SUBVERB]`, taking the sub-verb from `rest` when the verb has them.
-    private static func lookUp(verb: String, rest: inout ArraySlice<String>) throws(ClientFailure) -> CommandSpec {
-        guard CommandTable.hasSubverbs(verb) else {
-            guard let spec = CommandTable.spec(verb: verb, subverb: nil) else {
-                throw ClientFailure("unknown command \(verb); try chorus HELP")
-            }
-            return spec
+    /// The row for `VERB [SUBVERB]`, picked as the server picks it (`CommandTable.select`);
+    private static func lookUp(verb: String, next word: String?) throws(ClientFailure) -> CommandSpec {
+        let usages = CommandTable.usages(forVerb: verb)
+        switch CommandTable.select(verb: verb, next: word ?? "") {
+        case .row(let spec, _): return spec
+        case .unknownVerb: throw ClientFailure("unknown command \(verb); try chorus HELP")
+        case .missingSubverb: throw ClientFailure("missing \(verb.uppercased()) command; usage: \(usages)")
+        case .unknownSubverb: throw ClientFailure("unknown \(verb.uppercased()) command \(word ?? ""); usage: \(usages)")
         }
-        let usages = CommandTable.rows(forVerb: verb).map(\.usage).joined(separator: " | ")
-        guard let subverb = rest.popFirst() else {
-            throw ClientFailure("missing \(verb.uppercased()) command; usage: \(usages)")
-        }
-        guard let spec = CommandTable.spec(verb: verb, subverb: subverb) else {
-            throw ClientFailure("unknown \(verb.uppercased()) command \(subverb); usage: \(usages)")
-        }
-        return spec
     }
 
     /// One argument of a non-text verb: an option the command takes keeps its `key=` bare

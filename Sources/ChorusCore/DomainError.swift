@@ -39,9 +39,6 @@ public enum DomainError: Error, Equatable, Sendable {
     case fieldCharacter(String, character: String)
     case badDate(String, accepted: String)
     case badRepeat(String, accepted: String)
-    case badEstimate(String)
-    case badPoints(String)
-    case parentNotATask(String)
     case ownParent
     case parentInOtherRoom(Int64)
     case parentIsSubtask(Int64)
@@ -49,7 +46,6 @@ public enum DomainError: Error, Equatable, Sendable {
     case personalRotation
     case twiceInRotation(String)
     case rotationSize
-    case badInviteUses(String)
     case expiryInPast(String)
 
     /// The one-line reason a person reads.
@@ -88,9 +84,6 @@ public enum DomainError: Error, Equatable, Sendable {
         case .fieldCharacter(let what, let character): "\(what) may not hold \(character)"
         case .badDate(let text, let accepted): "bad date \(text): use \(accepted)"
         case .badRepeat(let text, let accepted): "bad repeat \(text): use \(accepted)"
-        case .badEstimate(let text): "estimate is a number of days 0-3650, not \(text)"
-        case .badPoints(let text): "points is a whole number 0-1000, not \(text)"
-        case .parentNotATask(let text): "parent is a task number, not \(text)"
         case .ownParent: "a task cannot be its own parent"
         case .parentInOtherRoom(let id): "#\(id) is in another room; a subtask lives with its parent"
         case .parentIsSubtask(let id): "#\(id) is itself a subtask; subtasks go one level deep"
@@ -98,7 +91,6 @@ public enum DomainError: Error, Equatable, Sendable {
         case .personalRotation: "a personal task has nobody to rotate with"
         case .twiceInRotation(let name): "\(name) is twice in rotate"
         case .rotationSize: "rotate is 1-50 member names, separated by commas"
-        case .badInviteUses(let text): "uses is 1-1000, not \(text)"
         case .expiryInPast(let text): "expires is in the past: \(text)"
         }
     }

@@ -2,23 +2,16 @@ import Foundation
 
 /// What an invite code may be and when it lets someone in (Protocol.md, ROOM INVITE/JOIN).
 public enum InviteRules {
-    public static let uses = 1...1000
     /// How long a code lasts when ROOM INVITE names no end.
     public static let defaultLifetime: TimeInterval = 7 * 86400
 
-    /// `uses=N`: nil (or empty) is unlimited.
-    public static func uses(_ raw: String?) throws(DomainError) -> Int? {
-        guard let raw, !raw.isEmpty else { return nil }
-        guard let count = Int(raw), uses.contains(count) else { throw .badInviteUses(raw) }
-        return count
-    }
-
     /// `expires=WHEN`: when the code stops working, which must be after `now` (a date alone
     /// lasts to the end of that day); a week from now without one.
-    public static func expiry(_ raw: String?, now: Date, calendar: Calendar = .current) throws(DomainError) -> Date {
-        guard let raw, !raw.isEmpty else { return now.addingTimeInterval(defaultLifetime) }
-        let when = try When.parse(raw, now: now, calendar: calendar)
-        guard let moment = when.dueInstant(calendar: calendar), moment > now else { throw .expiryInPast(raw) }
+    /// (The parser has checked the word and the count of uses.)
+    public static func expiry(_ word: DateWord?, now: Date, calendar: Calendar = .current) throws(DomainError) -> Date {
+        guard let word else { return now.addingTimeInterval(defaultLifetime) }
+        let when = try When(resolving: word, now: now, calendar: calendar)
+        guard let moment = when.dueInstant(calendar: calendar), moment > now else { throw .expiryInPast(word.text) }
         return moment
     }
 

@@ -7,19 +7,18 @@ public enum RepeatRule: Sendable, Equatable {
     /// On the same day each month (or the last day of a shorter one).
     case monthly
 
-    public static let accepted = "daily, weekly, monthly or Nd (1-365)"
+    public static let accepted = RepeatWord.accepted
 
     public init(parsing raw: String) throws(DomainError) {
-        switch raw.lowercased() {
-        case "daily": self = .days(1)
-        case "weekly": self = .days(7)
-        case "monthly": self = .monthly
-        default:
-            let word = raw.lowercased()
-            guard word.hasSuffix("d"), let count = Int(word.dropLast()), (1...365).contains(count) else {
-                throw .badRepeat(raw, accepted: RepeatRule.accepted)
-            }
-            self = .days(count)
+        guard let word = try? RepeatWord(parsing: raw) else { throw .badRepeat(raw, accepted: RepeatRule.accepted) }
+        self.init(word)
+    }
+
+    /// The rule a request's `repeat=` word names.
+    public init(_ word: RepeatWord) {
+        switch word {
+        case .days(let count): self = .days(count)
+        case .monthly: self = .monthly
         }
     }
 

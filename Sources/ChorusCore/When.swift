@@ -7,7 +7,7 @@ public struct When: Sendable, Equatable {
     public let stored: String
     public let dateOnly: Bool
 
-    public static let accepted = "YYYY-MM-DD, YYYY-MM-DDTHH:MM, today, tomorrow, +Nd, +Nh, +Nm or a weekday name"
+    public static let accepted = DateWord.accepted
 
     init(stored: String, dateOnly: Bool) {
         self.stored = stored
@@ -27,40 +27,37 @@ public struct When: Sendable, Equatable {
 
     /// Parses what a user typed, relative to `now`.
     public static func parse(_ text: String, now: Date, calendar: Calendar = .current) throws(DomainError) -> When {
-        let word = text.lowercased()
+        guard let word = try? DateWord(parsing: text) else { throw .badDate(text, accepted: DateWord.accepted) }
+        return try When(resolving: word, now: now, calendar: calendar)
+    }
+
+    /// Places a WHEN the parser read: relative words count from `now`, local forms are in
+    /// `calendar`'s time zone.
+    public init(resolving word: DateWord, now: Date, calendar: Calendar = .current) throws(DomainError) {
         let today = calendar.startOfDay(for: now)
-        func day(_ date: Date) -> When { When(stored: dateString(date, calendar: calendar), dateOnly: true) }
+        func day(_ date: Date) -> When { When(stored: When.dateString(date, calendar: calendar), dateOnly: true) }
         func instant(_ date: Date) -> When { When(stored: Timestamp.rfc3339(date), dateOnly: false) }
 
-        switch word {
-        case "today": return day(today)
-        case "tomorrow": return day(calendar.date(byAdding: .day, value: 1, to: today) ?? today)
-        default: break
-        }
-        if word.hasPrefix("+"), word.count >= 3, let amount = Int(word.dropFirst().dropLast()), (0...3650).contains(amount) {
-            switch word.last {
-            case "d": return day(calendar.date(byAdding: .day, value: amount, to: today) ?? today)
-            case "h": return instant(now.addingTimeInterval(Double(amount) * 3600))
-            case "m": return instant(now.addingTimeInterval(Double(amount) * 60))
-            default: break
-            }
-        }
-        if let weekday = weekdays.firstIndex(where: { $0 == word || $0.prefix(3) == word }) {
+        switch word.form {
+        case .today: self = day(today)
+        case .tomorrow: self = day(calendar.date(byAdding: .day, value: 1, to: today) ?? today)
+        case .daysAhead(let amount): self = day(calendar.date(byAdding: .day, value: amount, to: today) ?? today)
+        case .hoursAhead(let amount): self = instant(now.addingTimeInterval(Double(amount) * 3600))
+        case .minutesAhead(let amount): self = instant(now.addingTimeInterval(Double(amount) * 60))
+        case .weekday(let weekday):
             let current = calendar.component(.weekday, from: today) - 1
             var ahead = (weekday - current + 7) % 7
             if ahead == 0 { ahead = 7 }
-            return day(calendar.date(byAdding: .day, value: ahead, to: today) ?? today)
+            self = day(calendar.date(byAdding: .day, value: ahead, to: today) ?? today)
+        case .date(let date):
+            guard let start = When.localDate(date, calendar: calendar) else { throw .badDate(word.text, accepted: DateWord.accepted) }
+            self = day(start)
+        case .localTime(let date, let hour, let minute):
+            guard let start = When.localDate(date, calendar: calendar),
+                  let moment = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: start)
+            else { throw .badDate(word.text, accepted: DateWord.accepted) }
+            self = instant(moment)
         }
-        if text.count == 10, let date = localDate(text, calendar: calendar) {
-            return day(date)
-        }
-        if text.count == 16, text.dropFirst(10).first == "T", let date = localDate(String(text.prefix(10)), calendar: calendar),
-           let hour = Int(text.dropFirst(11).prefix(2)), let minute = Int(text.suffix(2)), text.dropFirst(13).first == ":",
-           (0...23).contains(hour), (0...59).contains(minute),
-           let moment = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: date) {
-            return instant(moment)
-        }
-        throw .badDate(text, accepted: accepted)
     }
 
     /// The moment this value stands for. A date alone means `hour`:`minute` local time on
@@ -105,26 +102,7 @@ public struct When: Sendable, Equatable {
     }
 
     /// A date of the proleptic Gregorian calendar, without a time zone.
-    public struct CivilDate: Sendable, Equatable {
-        public let year: Int
-        public let month: Int
-        public let day: Int
-
-        public init(year: Int, month: Int, day: Int) {
-            self.year = year
-            self.month = month
-            self.day = day
-        }
-
-        /// `YYYY-MM-DD`.
-        public var text: String {
-            func digits(_ value: Int, _ count: Int) -> String {
-                let plain = String(value)
-                return String(repeating: "0", count: max(0, count - plain.count)) + plain
-            }
-            return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))"
-        }
-    }
+    public typealias CivilDate = ChorusProtocol.CivilDate
 
     /// The date `dayNumber(year:month:day:)` numbered (its inverse, by the same eras).
     public static func civilDate(dayNumber: Int) -> CivilDate {
@@ -141,8 +119,7 @@ public struct When: Sendable, Equatable {
 
     /// How many days `month` of `year` has.
     public static func daysIn(year: Int, month: Int) -> Int {
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        CivilDate.daysIn(year: year, month: month)
     }
 
     /// A date alone.
@@ -171,20 +148,7 @@ public struct When: Sendable, Equatable {
 
     /// `YYYY-MM-DD` read, only if it is a real date from 1970 to 9999.
     static func civilDate(_ text: String) -> CivilDate? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
-        func digits(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for byte in bytes[range] {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-            return value
-        }
-        guard let year = digits(0..<4), let month = digits(5..<7), let day = digits(8..<10),
-              (1970...9999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(year: year, month: month)
-        else { return nil }
-        return CivilDate(year: year, month: month, day: day)
+        CivilDate(parsing: text)
     }
 
     /// `calendar` if it is Gregorian, else a Gregorian one in its time zone: civil dates
@@ -202,8 +166,6 @@ public struct When: Sendable, Equatable {
         return dayNumber(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1)
     }
 
-    static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
-
     public static func dateString(_ date: Date, calendar: Calendar) -> String {
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
         return CivilDate(year: parts.year ?? 0, month: parts.month ?? 0, day: parts.day ?? 0).text
@@ -211,8 +173,12 @@ public struct When: Sendable, Equatable {
 
     /// `YYYY-MM-DD` as the start of that local day, only if it is a real date.
     public static func localDate(_ text: String, calendar: Calendar) -> Date? {
-        guard let date = civilDate(text) else { return nil }
-        return calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day))
+        civilDate(text).flatMap { localDate($0, calendar: calendar) }
+    }
+
+    /// The start of that local day.
+    static func localDate(_ date: CivilDate, calendar: Calendar) -> Date? {
+        calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day))
     }
 
     public static func utcInstant(_ text: String) -> Date? {

@@ -1,5 +1,6 @@
-/// One row of the command table: what a verb takes, whether it needs a login, how to
-/// build its `Command`, and the words `HELP` and usage errors show.
+/// One row of the command table: what picks it, what it takes, whether it needs a login,
+/// what kind of verb it is, how to build its typed `Command`, and the words `HELP` and
+/// usage errors show. The server routes by the type its builder makes.
 public struct CommandSpec: Sendable {
     public struct Argument: Sendable {
         public let name: String
@@ -11,8 +12,20 @@ public struct CommandSpec: Sendable {
         }
     }
 
+    /// What picks the row among its verb's rows, after the verb.
+    public enum Head: Sendable, Equatable {
+        /// Nothing: `TASKS [R|mine|me] ...`. At most one such row per verb.
+        case verbOnly
+        /// A keyword, any case: `ROOM CREATE`, `CALENDAR me`.
+        case keyword(String)
+        /// A word `@NAME` naming an account (`TASKS @bob`); the builder gets NAME as
+        /// `ParsedArguments.mention`. The string is what usage shows.
+        case mention(String)
+    }
+
     public let verb: String
-    public let subverb: String?
+    public let head: Head
+    public let kind: CommandKind
     public let arguments: [Argument]
     /// Placeholder of the free text that ends the line (text verbs), e.g. "TEXT".
     public let text: String?
@@ -20,21 +33,44 @@ public struct CommandSpec: Sendable {
     public let options: [String]
     public let needsLogin: Bool
     public let summary: String
-    let build: @Sendable (ParsedArguments) throws(ChorusError) -> Command
+    /// The `Command` type the builder makes, which the server routes by.
+    public let commandType: any ParsedCommand.Type
+    let build: @Sendable (ParsedArguments) throws(ChorusError) -> any ParsedCommand
 
-    public init(
-        _ verb: String, _ subverb: String? = nil, arguments: [Argument] = [], text: String? = nil,
+    /// A row picked by a keyword sub-verb, or by the verb alone when `subverb` is nil.
+    public init<Built: ParsedCommand>(
+        _ verb: String, _ subverb: String? = nil, kind: CommandKind, arguments: [Argument] = [], text: String? = nil,
         options: [String] = [], needsLogin: Bool = true, summary: String,
-        build: @escaping @Sendable (ParsedArguments) throws(ChorusError) -> Command
+        build: @escaping @Sendable (ParsedArguments) throws(ChorusError) -> Built
+    ) {
+        self.init(verb, head: subverb.map(Head.keyword) ?? .verbOnly, kind: kind, arguments: arguments, text: text,
+                  options: options, needsLogin: needsLogin, summary: summary, build: build)
+    }
+
+    public init<Built: ParsedCommand>(
+        _ verb: String, head: Head, kind: CommandKind, arguments: [Argument] = [], text: String? = nil,
+        options: [String] = [], needsLogin: Bool = true, summary: String,
+        build: @escaping @Sendable (ParsedArguments) throws(ChorusError) -> Built
     ) {
         self.verb = verb
-        self.subverb = subverb
+        self.head = head
+        self.kind = kind
         self.arguments = arguments
         self.text = text
         self.options = options
         self.needsLogin = needsLogin
         self.summary = summary
-        self.build = build
+        self.commandType = Built.self
+        self.build = { arguments throws(ChorusError) in try build(arguments) }
+    }
+
+    /// The word after the verb as HELP and the table's index know it: the keyword, or
+    /// the mention's placeholder (`@NAME`); nil for a row picked by its verb alone.
+    public var subverb: String? {
+        switch head {
+        case .verbOnly: nil
+        case .keyword(let word), .mention(let word): word
+        }
     }
 
     /// "VERB [SUBVERB]", the name the table and HELP know it by.
@@ -56,6 +92,11 @@ public struct CommandSpec: Sendable {
     }
 
     public var minimumArguments: Int { arguments.filter { !$0.optional }.count }
+
+    /// The typed command for these words; usage errors come from the row.
+    public func command(from arguments: ParsedArguments) throws(ChorusError) -> any ParsedCommand {
+        try build(arguments)
+    }
 }
 
 /// The words of a request after tokenising, handed to a row's builder.
@@ -63,12 +104,15 @@ public struct ParsedArguments: Sendable {
     public let positional: [String]
     public let options: [String: String]
     public let text: String?
+    /// NAME of the `@NAME` that picked a mention row.
+    public let mention: String?
     let usage: String
 
-    public init(positional: [String], options: [String: String], text: String?, usage: String) {
+    public init(positional: [String], options: [String: String], text: String?, mention: String? = nil, usage: String) {
         self.positional = positional
         self.options = options
         self.text = text
+        self.mention = mention
         self.usage = usage
     }
 

@@ -15,7 +15,7 @@ extension CommandTable {
     public static func specs(forHelpTopic topic: String?) throws(ChorusError) -> [CommandSpec] {
         let words = (topic ?? "").uppercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard let topic, !words.isEmpty else { return all }
-        let rows = all.filter { $0.verb == words[0] && (words.count < 2 || $0.subverb == words[1]) }
+        let rows = all.filter { $0.verb == words[0] && (words.count < 2 || $0.subverb?.uppercased() == words[1]) }
         guard !rows.isEmpty else { throw .notFound("no command \(topic.uppercased()); try HELP") }
         return rows
     }

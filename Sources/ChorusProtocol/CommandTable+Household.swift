@@ -1,50 +1,55 @@
 /// Rows for rooms, tasks and chat (CONTRACT §4).
 extension CommandTable {
     static let roomCommands: [CommandSpec] = [
-        CommandSpec("ROOMS", summary: "list your rooms with their progress") { _ in .rooms },
-        CommandSpec("ROOM", "CREATE", text: "NAME", summary: "create a room (a household); you become its owner") { args in
-            .roomCreate(name: args.text ?? "")
+        CommandSpec("ROOMS", kind: .household, summary: "list your rooms with their progress") { _ in Command.Plain() },
+        CommandSpec("ROOM", "CREATE", kind: .household, text: "NAME", summary: "create a room (a household); you become its owner") { args in
+            Command.Word(value: args.text ?? "")
         },
-        CommandSpec("ROOM", "SHOW", arguments: [.init("R")], summary: "show a room and its members") { args in
-            .roomShow(room: args[0])
+        CommandSpec("ROOM", "SHOW", kind: .household, arguments: [.init("R")], summary: "show a room and its members") { args in
+            Command.Room(room: args[0])
         },
-        CommandSpec("ROOM", "RENAME", arguments: [.init("R")], text: "NAME", summary: "rename a room (owner or admin)") { args in
-            .roomRename(room: args[0], name: args.text ?? "")
+        CommandSpec("ROOM", "RENAME", kind: .household, arguments: [.init("R")], text: "NAME", summary: "rename a room (owner or admin)") { args in
+            Command.RoomWord(room: args[0], word: args.text ?? "")
         },
-        CommandSpec("ROOM", "ADD", arguments: [.init("R"), .init("USER")], summary: "add someone to a room (owner or admin)") { args in
-            .roomAdd(room: args[0], user: args[1])
+        CommandSpec("ROOM", "ADD", kind: .household, arguments: [.init("R"), .init("USER")],
+                    summary: "add someone to a room (owner or admin)") { args in
+            Command.RoomWord(room: args[0], word: args[1])
         },
-        CommandSpec("ROOM", "REMOVE", arguments: [.init("R"), .init("USER")],
+        CommandSpec("ROOM", "REMOVE", kind: .household, arguments: [.init("R"), .init("USER")],
                     summary: "remove someone from a room (owner or admin)") { args in
-            .roomRemove(room: args[0], user: args[1])
+            Command.RoomWord(room: args[0], word: args[1])
         },
-        CommandSpec("ROOM", "LEAVE", arguments: [.init("R")], summary: "leave a room (an owner hands over first)") { args in
-            .roomLeave(room: args[0])
+        CommandSpec("ROOM", "LEAVE", kind: .household, arguments: [.init("R")], summary: "leave a room (an owner hands over first)") { args in
+            Command.Room(room: args[0])
         },
-        CommandSpec("ROOM", "ROLE", arguments: [.init("R"), .init("USER"), .init("owner|admin|member")],
+        CommandSpec("ROOM", "ROLE", kind: .household, arguments: [.init("R"), .init("USER"), .init("owner|admin|member")],
                     summary: "change a member's role; owner hands the room over (owner only)") { args throws(ChorusError) in
-            guard ["owner", "admin", "member"].contains(args[2].lowercased()) else {
-                throw args.usageError("unknown role \(args[2])")
-            }
-            return .roomRole(room: args[0], user: args[1], role: args[2].lowercased())
+            guard let role = RoleName(rawValue: args[2].lowercased()) else { throw args.usageError("unknown role \(args[2])") }
+            return Command.RoomRole(room: args[0], user: args[1], role: role)
         },
-        CommandSpec("ROOM", "DELETE", arguments: [.init("R")],
+        CommandSpec("ROOM", "DELETE", kind: .household, arguments: [.init("R")],
                     summary: "delete a room with its tasks and messages (owner only)") { args in
-            .roomDelete(room: args[0])
+            Command.Room(room: args[0])
         },
-        CommandSpec("ROOM", "INVITE", arguments: [.init("R")], options: ["uses=N", "expires=WHEN"],
-                    summary: "make an invite code for ROOM JOIN (owner or admin; default: unlimited uses, 7 days)") { args in
-            .roomInvite(room: args[0], options: args.options)
+        CommandSpec("ROOM", "INVITE", kind: .household, arguments: [.init("R")], options: ["uses=N", "expires=WHEN"],
+                    summary: "make an invite code for ROOM JOIN (owner or admin; default: unlimited uses, 7 days)") { args throws(ChorusError) in
+            var uses: Int?
+            if let raw = args.options["uses"], !raw.isEmpty {
+                guard let count = Int(raw), (1...1000).contains(count) else { throw .badValue("uses is 1-1000, not \(raw)") }
+                uses = count
+            }
+            let expires = try args.options["expires"].flatMap { raw throws(ChorusError) in raw.isEmpty ? nil : try DateWord(parsing: raw) }
+            return Command.RoomInvite(room: args[0], uses: uses, expires: expires)
         },
-        CommandSpec("ROOM", "INVITES", arguments: [.init("R")], summary: "list a room's invite codes (owner or admin)") { args in
-            .roomInvites(room: args[0])
+        CommandSpec("ROOM", "INVITES", kind: .household, arguments: [.init("R")], summary: "list a room's invite codes (owner or admin)") { args in
+            Command.Room(room: args[0])
         },
-        CommandSpec("ROOM", "UNINVITE", arguments: [.init("R"), .init("CODE")],
+        CommandSpec("ROOM", "UNINVITE", kind: .household, arguments: [.init("R"), .init("CODE")],
                     summary: "cancel an invite code (owner or admin)") { args in
-            .roomUninvite(room: args[0], code: args[1])
+            Command.RoomWord(room: args[0], word: args[1])
         },
-        CommandSpec("ROOM", "JOIN", arguments: [.init("CODE")], summary: "join a room with an invite code") { args in
-            .roomJoin(code: args[0])
+        CommandSpec("ROOM", "JOIN", kind: .household, arguments: [.init("CODE")], summary: "join a room with an invite code") { args in
+            Command.Word(value: args[0])
         },
     ]
 
@@ -52,81 +57,84 @@ extension CommandTable {
                               "parent=T", "repeat=daily|weekly|monthly|Nd", "rotate=USER,USER,..."]
 
     static let taskCommands: [CommandSpec] = [
-        CommandSpec("TASK", "ADD", arguments: [.init("R|me"), .init("TITLE")], options: taskOptions,
-                    summary: "add a task to a room, or a personal one with me") { args in
-            .taskAdd(room: args[0], title: args[1], options: args.options)
+        CommandSpec("TASK", "ADD", kind: .household, arguments: [.init("R|me"), .init("TITLE")], options: taskOptions,
+                    summary: "add a task to a room, or a personal one with me") { args throws(ChorusError) in
+            Command.TaskAdd(place: args[0].lowercased() == "me" ? .personal : .room(args[0]), title: args[1],
+                            options: try TaskOption.parse(args.options))
         },
-        CommandSpec("TASK", "SHOW", arguments: [.init("T")], summary: "show a task with its subtasks and comments") { args throws(ChorusError) in
-            .taskShow(task: try taskID(args[0], args))
+        CommandSpec("TASK", "SHOW", kind: .household, arguments: [.init("T")],
+                    summary: "show a task with its subtasks and comments") { args throws(ChorusError) in
+            Command.ID(id: try taskID(args[0], args))
         },
-        CommandSpec("TASK", "EDIT", arguments: [.init("T")], options: ["title=TEXT"] + taskOptions.filter { $0 != "assign=USER" },
+        CommandSpec("TASK", "EDIT", kind: .household, arguments: [.init("T")], options: ["title=TEXT"] + taskOptions.filter { $0 != "assign=USER" },
                     summary: "change a task's fields; an empty value clears one (creator, admin or owner)") { args throws(ChorusError) in
             guard !args.options.isEmpty else { throw args.usageError("nothing to change") }
-            return .taskEdit(task: try taskID(args[0], args), options: args.options)
+            let task = try taskID(args[0], args)
+            return Command.TaskEdit(task: task, options: try TaskOption.parse(args.options))
         },
-        CommandSpec("TASK", "ASSIGN", arguments: [.init("T"), .init("USER|-")],
+        CommandSpec("TASK", "ASSIGN", kind: .household, arguments: [.init("T"), .init("USER|-")],
                     summary: "give a task to a member, or - to nobody") { args throws(ChorusError) in
-            .taskAssign(task: try taskID(args[0], args), user: args[1] == "-" ? nil : args[1])
+            Command.TaskAssign(task: try taskID(args[0], args), user: args[1] == "-" ? nil : args[1])
         },
-        CommandSpec("TASK", "PROGRESS", arguments: [.init("T"), .init("0..100")], summary: "report progress in percent") { args throws(ChorusError) in
-            .taskProgress(task: try taskID(args[0], args), percent: args[1])
-        },
-        CommandSpec("TASK", "DONE", arguments: [.init("T")], summary: "finish a task") { args throws(ChorusError) in
-            .taskDone(task: try taskID(args[0], args))
-        },
-        CommandSpec("TASK", "REOPEN", arguments: [.init("T")], summary: "open a finished task again") { args throws(ChorusError) in
-            .taskReopen(task: try taskID(args[0], args))
-        },
-        CommandSpec("TASK", "DELETE", arguments: [.init("T")],
-                    summary: "delete a task with its subtasks and comments (creator, admin or owner)") { args throws(ChorusError) in
-            .taskDelete(task: try taskID(args[0], args))
-        },
-        CommandSpec("TASKS", arguments: [.init("R|mine|me", optional: true), .init("open|done|overdue|all", optional: true)],
-                    summary: "list tasks; alone: the open tasks assigned to you, soonest due first") { args in
-            // A lone filter word means "mine" with that filter.
-            if args.positional.count == 1, taskFilters.contains(args[0].lowercased()) {
-                return .tasks(scope: nil, filter: args[0].lowercased())
+        CommandSpec("TASK", "PROGRESS", kind: .household, arguments: [.init("T"), .init("0..100")],
+                    summary: "report progress in percent") { args throws(ChorusError) in
+            let task = try taskID(args[0], args)
+            let raw = args[1]
+            let digits = raw.hasSuffix("%") ? String(raw.dropLast()) : raw
+            guard let percent = Int(digits), (0...100).contains(percent) else {
+                throw .badValue("progress is a whole percentage 0-100, not \(raw)")
             }
-            return .tasks(scope: args.optional(0), filter: args.optional(1)?.lowercased())
+            return Command.TaskProgress(task: task, percent: percent)
+        },
+        CommandSpec("TASK", "DONE", kind: .household, arguments: [.init("T")], summary: "finish a task") { args throws(ChorusError) in
+            Command.ID(id: try taskID(args[0], args))
+        },
+        CommandSpec("TASK", "REOPEN", kind: .household, arguments: [.init("T")], summary: "open a finished task again") { args throws(ChorusError) in
+            Command.ID(id: try taskID(args[0], args))
+        },
+        CommandSpec("TASK", "DELETE", kind: .household, arguments: [.init("T")],
+                    summary: "delete a task with its subtasks and comments (creator, admin or owner)") { args throws(ChorusError) in
+            Command.ID(id: try taskID(args[0], args))
+        },
+        CommandSpec("TASKS", kind: .household, arguments: [.init("R|mine|me", optional: true), .init("open|done|overdue|all", optional: true)],
+                    summary: "list tasks; alone: the open tasks assigned to you, soonest due first") { args throws(ChorusError) in
+            // A lone filter word means "mine" with that filter.
+            if args.positional.count == 1, let filter = TaskFilter(rawValue: args[0].lowercased()) {
+                return Command.Tasks(scope: .mine, filter: filter)
+            }
+            let scope: TaskListScope = switch args.optional(0)?.lowercased() {
+            case nil, "mine": .mine
+            case "me": .personal
+            default: .room(args[0])
+            }
+            return Command.Tasks(scope: scope, filter: try taskFilter(args.optional(1), args))
+        },
+        CommandSpec("TASKS", head: .mention("@NAME"), kind: .household, arguments: [.init("open|done|overdue|all", optional: true)],
+                    summary: "a housemate's tasks in the rooms you share with them (or your own)") { args throws(ChorusError) in
+            Command.TasksOfHousemate(user: args.mention ?? "", filter: try taskFilter(args.optional(0), args))
         },
     ]
-
-    static let taskFilters: Set<String> = ["open", "done", "overdue", "all"]
 
     static let chatCommands: [CommandSpec] = [
-        CommandSpec("SAY", arguments: [.init("R")], text: "TEXT", summary: "say something in a room") { args in
-            .say(room: args[0], text: args.text ?? "")
+        CommandSpec("SAY", kind: .household, arguments: [.init("R")], text: "TEXT", summary: "say something in a room") { args in
+            Command.Message(to: args[0], text: args.text ?? "")
         },
-        CommandSpec("COMMENT", arguments: [.init("T")], text: "TEXT", summary: "comment on a task") { args throws(ChorusError) in
-            .comment(task: try taskID(args[0], args), text: args.text ?? "")
+        CommandSpec("COMMENT", kind: .household, arguments: [.init("T")], text: "TEXT", summary: "comment on a task") { args throws(ChorusError) in
+            Command.TaskText(task: try taskID(args[0], args), text: args.text ?? "")
         },
-        CommandSpec("HISTORY", arguments: [.init("R"), .init("LIMIT", optional: true)], options: ["before=ID"],
-                    summary: "a room's latest messages, oldest first (LIMIT up to 200; before=ID pages back)") { args in
-            .history(room: args[0], limit: args.optional(1), before: args.options["before"])
-        },
-    ]
-
-    static let planningCommands: [CommandSpec] = [
-        CommandSpec("DM", arguments: [.init("USER")], text: "TEXT", summary: "send someone a direct message") { args in
-            .dm(user: args[0], text: args.text ?? "")
-        },
-        CommandSpec("STATS", arguments: [.init("R", optional: true)],
-                    summary: "who did what: done, open, overdue and points per member, and room progress") { args in
-            .stats(room: args.optional(0))
-        },
-        CommandSpec("CALENDAR", arguments: [.init("R|mine")],
-                    summary: "the tasks with a due date as an iCalendar file for a phone calendar") { args in
-            .calendar(scope: args[0])
-        },
-        CommandSpec("SYNC", arguments: [.init("AFTER_ID"), .init("LIMIT", optional: true)],
-                    summary: "the events you missed after an event id, oldest first (LIMIT up to 500)") { args throws(ChorusError) in
-            guard let after = Int64(args[0]), after >= 0 else { throw args.usageError("AFTER_ID is an event id, not \(args[0])") }
+        CommandSpec("HISTORY", kind: .household, arguments: [.init("R"), .init("LIMIT", optional: true)], options: ["before=ID"],
+                    summary: "a room's latest messages, oldest first (LIMIT up to 200; before=ID pages back)") { args throws(ChorusError) in
             var limit: Int?
             if let raw = args.optional(1) {
-                guard let value = Int(raw), value > 0 else { throw args.usageError("LIMIT is a positive number, not \(raw)") }
+                guard let value = Int(raw), value > 0 else { throw .badValue("LIMIT is a positive number, not \(raw)") }
                 limit = value
             }
-            return .sync(after: after, limit: limit)
+            var before: Int64?
+            if let raw = args.options["before"] {
+                guard let value = Int64(raw), value > 0 else { throw .badValue("before is a message id, not \(raw)") }
+                before = value
+            }
+            return Command.History(room: args[0], limit: limit, before: before)
         },
     ]
 
@@ -135,5 +143,12 @@ extension CommandTable {
         let digits = word.hasPrefix("#") ? String(word.dropFirst()) : word
         guard let id = Int64(digits), id > 0 else { throw args.usageError("a task is named by its number, not \(word)") }
         return id
+    }
+
+    /// `open|done|overdue|all` in any case; none is `open`.
+    static func taskFilter(_ word: String?, _ args: ParsedArguments) throws(ChorusError) -> TaskFilter {
+        guard let word else { return .open }
+        guard let filter = TaskFilter(rawValue: word.lowercased()) else { throw args.usageError("unknown filter \(word.lowercased())") }
+        return filter
     }
 }

@@ -1,56 +1,68 @@
 /// Every verb the server knows, in the order HELP lists them. The parser checks arity
-/// and options against this table, so usage errors come from one place; the server maps
-/// the built `Command` to its handler, and the client uses the table to quote words.
+/// and options against this table and each row builds its typed `Command`, so usage
+/// errors come from one place; the server routes by the command's type, and the client
+/// uses the table to quote words.
 public enum CommandTable {
     public static let all: [CommandSpec] = sessionCommands + accountCommands + roomCommands + taskCommands + chatCommands + planningCommands + botCommands + adminCommands
 
     static let sessionCommands: [CommandSpec] = [
-        CommandSpec("HELP", arguments: [.init("VERB", optional: true), .init("SUBVERB", optional: true)],
+        CommandSpec("HELP", kind: .session, arguments: [.init("VERB", optional: true), .init("SUBVERB", optional: true)],
                     needsLogin: false, summary: "list the commands, or show how to use one") { args in
-            let topic = args.positional.isEmpty ? nil : args.positional.joined(separator: " ")
-            return .help(topic: topic)
+            Command.Help(topic: args.positional.isEmpty ? nil : args.positional.joined(separator: " "))
         },
-        CommandSpec("MODE", arguments: [.init("text|json")], needsLogin: false,
+        CommandSpec("MODE", kind: .session, arguments: [.init("text|json")], needsLogin: false,
                     summary: "switch replies and events between text (people) and JSON lines (bots)") { args throws(ChorusError) in
             guard let mode = OutputMode(rawValue: args[0].lowercased()) else {
                 throw args.usageError("unknown mode \(args[0])")
             }
-            return .mode(mode)
+            return Command.Mode(mode: mode)
         },
-        CommandSpec("PING", arguments: [.init("TOKEN", optional: true)], needsLogin: false,
+        CommandSpec("PING", kind: .session, arguments: [.init("TOKEN", optional: true)], needsLogin: false,
                     summary: "check the connection; the reply echoes TOKEN") { args in
-            .ping(token: args.optional(0))
+            Command.Ping(token: args.optional(0))
         },
-        CommandSpec("QUIT", needsLogin: false, summary: "say goodbye; the server closes the connection") { _ in
-            .quit
+        CommandSpec("QUIT", kind: .session, needsLogin: false, summary: "say goodbye; the server closes the connection") { _ in
+            Command.Plain()
         },
     ]
 
     static let accountCommands: [CommandSpec] = [
-        CommandSpec("REGISTER", arguments: [.init("NAME"), .init("PASSWORD")], needsLogin: false,
+        CommandSpec("REGISTER", kind: .account, arguments: [.init("NAME"), .init("PASSWORD")], needsLogin: false,
                     summary: "create an account and log in (name: 2-32 of a-z 0-9 . _ -; password: 15-1024 bytes)") { args in
-            .register(name: args[0], password: args[1])
+            Command.Credentials(name: args[0], password: args[1])
         },
-        CommandSpec("LOGIN", arguments: [.init("NAME"), .init("PASSWORD")], needsLogin: false,
+        CommandSpec("LOGIN", kind: .account, arguments: [.init("NAME"), .init("PASSWORD")], needsLogin: false,
                     summary: "log in with a password") { args in
-            .login(name: args[0], password: args[1])
+            Command.Credentials(name: args[0], password: args[1])
         },
-        CommandSpec("LOGOUT", summary: "log out, keeping the connection") { _ in .logout },
-        CommandSpec("WHOAMI", summary: "show who this session is logged in as") { _ in .whoami },
-        CommandSpec("AUTH", arguments: [.init("TOKEN")], needsLogin: false, summary: "log in with a bot token") { args in
-            .auth(token: args[0])
+        CommandSpec("LOGOUT", kind: .account, summary: "log out, keeping the connection") { _ in Command.Plain() },
+        CommandSpec("WHOAMI", kind: .account, summary: "show who this session is logged in as") { _ in Command.Plain() },
+        CommandSpec("AUTH", kind: .account, arguments: [.init("TOKEN")], needsLogin: false, summary: "log in with a bot token") { args in
+            Command.Word(value: args[0])
         },
-        CommandSpec("PASSWORD", arguments: [.init("OLD"), .init("NEW")],
+        CommandSpec("PASSWORD", kind: .account, arguments: [.init("OLD"), .init("NEW")],
                     summary: "change your password") { args in
-            .password(old: args[0], new: args[1])
+            Command.Password(old: args[0], new: args[1])
         },
     ]
 
-    /// Rows by verb, then sub-verb ("" for none), upper case.
-    static let index: [String: [String: CommandSpec]] = {
-        var index: [String: [String: CommandSpec]] = [:]
+    /// A verb's rows by what picks them.
+    struct VerbRows {
+        /// By keyword, upper case.
+        var keywords: [String: CommandSpec] = [:]
+        var mention: CommandSpec?
+        var verbOnly: CommandSpec?
+    }
+
+    /// Rows by verb, upper case.
+    static let index: [String: VerbRows] = {
+        var index: [String: VerbRows] = [:]
         for spec in all {
-            index[spec.verb, default: [:]][spec.subverb ?? ""] = spec
+            switch spec.head {
+            case .keyword(let word): index[spec.verb, default: VerbRows()].keywords[word.uppercased()] = spec
+            case .mention: index[spec.verb, default: VerbRows()].mention = spec
+            case .verbOnly: index[spec.verb, default: VerbRows()].verbOnly = spec
+            }
         }
         return index
     }()
@@ -60,12 +72,49 @@ public enum CommandTable {
         all.filter { $0.verb == verb.uppercased() }
     }
 
-    public static func hasSubverbs(_ verb: String) -> Bool {
-        guard let rows = index[verb.uppercased()] else { return false }
-        return rows.keys.contains { !$0.isEmpty }
+    /// The usage lines of a verb's rows, as errors list them.
+    public static func usages(forVerb verb: String) -> String {
+        rows(forVerb: verb).map(\.usage).joined(separator: " | ")
     }
 
+    /// Whether some rows of the verb are picked by a keyword sub-verb.
+    public static func hasSubverbs(_ verb: String) -> Bool {
+        !(index[verb.uppercased()]?.keywords.isEmpty ?? true)
+    }
+
+    /// The row named `VERB [SUBVERB]`, the sub-verb being a keyword or a mention's placeholder.
     public static func spec(verb: String, subverb: String?) -> CommandSpec? {
-        index[verb.uppercased()]?[subverb?.uppercased() ?? ""]
+        guard let rows = index[verb.uppercased()] else { return nil }
+        guard let subverb else { return rows.verbOnly }
+        if let mention = rows.mention, mention.subverb?.uppercased() == subverb.uppercased() { return mention }
+        return rows.keywords[subverb.uppercased()]
+    }
+
+    /// Which row a request names, from its verb and the word after it.
+    public enum Selection {
+        /// `takesWord`: the word after the verb picked the row (a keyword or `@NAME`) and
+        /// is not one of its arguments.
+        case row(CommandSpec, takesWord: Bool)
+        case unknownVerb
+        /// The verb's rows all need a sub-verb; none was given.
+        case missingSubverb
+        case unknownSubverb
+    }
+
+    /// The row for VERB and the bare word after it ("" at the end of the line): its
+    /// keyword's row, else its mention row for an `@NAME`, else its row without a
+    /// sub-verb. The parser and the client pick the same way.
+    public static func select(verb: String, next word: String) -> Selection {
+        guard let rows = index[verb.uppercased()] else { return .unknownVerb }
+        if !rows.keywords.isEmpty, let row = rows.keywords[word.uppercased()] {
+            return .row(row, takesWord: true)
+        }
+        if let row = rows.mention, word.hasPrefix("@"), word.count > 1 {
+            return .row(row, takesWord: true)
+        }
+        if let row = rows.verbOnly {
+            return .row(row, takesWord: false)
+        }
+        return word.isEmpty ? .missingSubverb : .unknownSubverb
     }
 }

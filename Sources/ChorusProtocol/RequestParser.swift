@@ -63,24 +63,31 @@ public enum RequestParser {
         if verb.isEmpty {
             throw .syntax("missing command; try HELP")
         }
-        var subverb: String?
-        if CommandTable.hasSubverbs(verb) {
-            scanner.skipSpaces()
-            let word = scanner.bareWord().uppercased()
-            guard !word.isEmpty, CommandTable.spec(verb: verb, subverb: word) != nil else {
-                let usages = CommandTable.rows(forVerb: verb).map(\.usage).joined(separator: " | ")
-                throw .syntax((word.isEmpty ? "missing" : "unknown") + " \(verb) command; usage: \(usages)")
+        var lookahead = scanner
+        lookahead.skipSpaces()
+        let word = lookahead.bareWord()
+        let spec: CommandSpec
+        var mention: String?
+        switch CommandTable.select(verb: verb, next: word) {
+        case .row(let row, let takesWord):
+            spec = row
+            if takesWord {
+                scanner = lookahead
+                if case .mention = row.head { mention = String(word.dropFirst()) }
             }
-            subverb = word
-        }
-        guard let spec = CommandTable.spec(verb: verb, subverb: subverb) else {
+        case .unknownVerb:
             throw .syntax("unknown command \(verb); try HELP")
+        case .missingSubverb:
+            throw .syntax("missing \(verb) command; usage: \(CommandTable.usages(forVerb: verb))")
+        case .unknownSubverb:
+            throw .syntax("unknown \(verb) command; usage: \(CommandTable.usages(forVerb: verb))")
         }
-        let arguments = try readArguments(&scanner, spec: spec)
-        return Request(tag: tag, command: try spec.build(arguments), verb: spec.name, needsLogin: spec.needsLogin)
+        let arguments = try readArguments(&scanner, spec: spec, mention: mention)
+        return Request(tag: tag, command: try spec.command(from: arguments), verb: spec.name, kind: spec.kind,
+                       needsLogin: spec.needsLogin)
     }
 
-    private static func readArguments(_ scanner: inout LineScanner, spec: CommandSpec) throws(ChorusError) -> ParsedArguments {
+    private static func readArguments(_ scanner: inout LineScanner, spec: CommandSpec, mention: String?) throws(ChorusError) -> ParsedArguments {
         var positional: [String] = []
         var options: [String: String] = [:]
         let usage = spec.usage
@@ -95,7 +102,7 @@ public enum RequestParser {
             scanner.skipSpaces()
             let text = scanner.rest()
             guard !text.isEmpty else { throw usageError("missing \(textName)") }
-            return ParsedArguments(positional: positional, options: [:], text: text, usage: usage)
+            return ParsedArguments(positional: positional, options: [:], text: text, mention: mention, usage: usage)
         }
 
         let allowedOptions = Set(spec.optionKeys)
@@ -120,7 +127,7 @@ public enum RequestParser {
             // Usually a title or name of several words typed without quotes.
             throw usageError("too many arguments (an argument of several words goes in \"double quotes\")")
         }
-        return ParsedArguments(positional: positional, options: options, text: nil, usage: usage)
+        return ParsedArguments(positional: positional, options: options, text: nil, mention: mention, usage: usage)
     }
 
     static func isTagByte(_ byte: UInt8) -> Bool {

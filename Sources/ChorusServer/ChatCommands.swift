@@ -31,18 +31,9 @@ extension CommandContext {
     }
 
     /// HISTORY R [LIMIT] [before=ID]
-    func history(_ reference: String, limit raw: String?, before rawBefore: String?) throws -> CommandResult {
+    func history(_ reference: String, limit asked: Int?, before: Int64?) throws -> CommandResult {
         let room = try room(reference)
-        var limit = 50
-        if let raw {
-            guard let value = Int(raw), value > 0 else { throw ChorusError.badValue("LIMIT is a positive number, not \(raw)") }
-            limit = min(value, Self.historyPage)
-        }
-        var before: Int64?
-        if let rawBefore {
-            guard let value = Int64(rawBefore), value > 0 else { throw ChorusError.badValue("before is a message id, not \(rawBefore)") }
-            before = value
-        }
+        let limit = min(asked ?? 50, Self.historyPage)
         let page = try db.history(room: room.id, limit: limit + 1, beforeID: before)
         // The newest that fit; the older ones are the next page.
         let fitting = Self.countFitting(page.suffix(limit).reversed()) { $0.text.utf8.count + $0.from.utf8.count + 120 }

@@ -20,8 +20,8 @@ extension ChorusError {
              .progressOfDoneTask, .progressFromSubtasks:
             return 409
         case .badName, .badPasswordLength, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter, .badDate,
-             .badRepeat, .badEstimate, .badPoints, .parentNotATask, .ownParent, .parentInOtherRoom, .parentIsSubtask,
-             .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .badInviteUses, .expiryInPast:
+             .badRepeat, .ownParent, .parentInOtherRoom, .parentIsSubtask,
+             .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast:
             return 422
         }
     }

@@ -303,7 +303,7 @@ final class Hub: ConnectionDelegate {
     /// Runs as a database job with no effect on the session itself.
     private func isHousehold(_ line: PendingLine, for session: Session) -> Bool {
         guard case .request(let request) = line, session.account != nil else { return false }
-        return Self.householdCommand(request.command)
+        return request.kind.isDatabaseJob
     }
 
     /// Out of tokens: stop reading until one is back, then carry on with buffered lines.

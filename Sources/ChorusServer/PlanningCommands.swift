@@ -46,16 +46,17 @@ extension CommandContext {
     }
 
     /// CALENDAR R|mine
-    func calendar(_ scope: String) throws -> CommandResult {
+    func calendar(_ scope: CalendarScope) throws -> CommandResult {
         // Open tasks, and done ones from the last 30 days (marked ✓), that have a due date.
         let since = Timestamp.rfc3339(now.addingTimeInterval(-30 * 86400))
         let tasks: [TaskRecord]
         let name: String
-        if scope.lowercased() == "mine" {
+        switch scope {
+        case .mine:
             tasks = try db.tasks(in: .mine(user: caller.id), done: nil, finishedSince: since)
             name = "Chorus: \(caller.name)"
-        } else {
-            let room = try room(scope)
+        case .room(let reference):
+            let room = try room(reference)
             tasks = try db.tasks(in: .room(room.id), done: nil, finishedSince: since)
             name = "Chorus: \(room.name)"
         }
@@ -63,6 +64,14 @@ extension CommandContext {
         let ics = ICalendar(name: name, now: now).render(shown)
         let body = ics.components(separatedBy: "\r\n").filter { !$0.isEmpty }
         return result(.ok("\(shown.count) task\(shown.count == 1 ? "" : "s") in the calendar", body: body, [("ics", .string(ics))]))
+    }
+
+    /// CALENDAR me: the caller's own calendar, the tasks assigned to them in all their rooms
+    /// and their personal ones (what CALENDAR mine exports). A room of the caller's named
+    /// `me` is found first, as CALENDAR R found it before this row existed.
+    func calendarMe() throws -> CommandResult {
+        if try !db.roomIDs(named: "me", forUser: caller.id).isEmpty { return try calendar(.room("me")) }
+        return try calendar(.mine)
     }
 
     /// SYNC AFTER_ID [LIMIT]

@@ -95,12 +95,11 @@ extension CommandContext {
     }
 
     /// ROOM ROLE R USER owner|admin|member
-    func roomRole(_ reference: String, user name: String, role raw: String) throws -> CommandResult {
+    func roomRole(_ reference: String, user name: String, role word: RoleName) throws -> CommandResult {
+        let role = Role(word)
         let room = try room(reference, atLeast: .owner, to: "change roles")
         let account = try user(named: name)
         let current = try db.role(ofUser: account.id, inRoom: room.id)
-        guard current != nil else { throw DomainError.notAMember(user: account.name, room: room.name) }
-        guard let role = Role(rawValue: raw) else { throw ChorusError.badValue("unknown role \(raw)") }
         let handover = try Permissions.roleChange(of: (account.id, account.name), from: current, to: role, in: room, caller: caller.id)
         try db.setRole(room: room.id, user: account.id, role: role)
         try emitToRoom("member.role", room: room.id, payload: [("user", .string(account.name)), ("role", .string(role.rawValue))],
@@ -128,10 +127,9 @@ extension CommandContext {
     // MARK: Invites
 
     /// ROOM INVITE R [uses=N] [expires=WHEN]
-    func roomInvite(_ reference: String, options: [String: String]) throws -> CommandResult {
+    func roomInvite(_ reference: String, uses: Int?, expires word: DateWord?) throws -> CommandResult {
         let room = try room(reference, atLeast: .admin, to: "invite")
-        let uses = try InviteRules.uses(options["uses"])
-        let expires = Timestamp.rfc3339(try InviteRules.expiry(options["expires"], now: now))
+        let expires = Timestamp.rfc3339(try InviteRules.expiry(word, now: now))
         let code = InviteCode.make()
         try db.createInvite(code: code, room: room.id, createdBy: caller.id, usesLeft: uses, expires: expires, created: timestamp)
         let usesText = uses.map { "\($0) use\($0 == 1 ? "" : "s")" } ?? "unlimited uses"

@@ -7,12 +7,13 @@ import Foundation
 extension CommandContext {
 
     /// TASK ADD R|me TITLE [OPTIONS]
-    func taskAdd(_ reference: String, title raw: String, options: [String: String]) throws -> CommandResult {
-        let title = try Self.title(raw)
+    func taskAdd(_ home: TaskPlace, title raw: String, options: [TaskOption]) throws -> CommandResult {
+        let title = try TaskFields.title(raw)
         var draft: TaskDraft
-        if reference.lowercased() == "me" {
+        switch home {
+        case .personal:
             draft = TaskDraft(room: nil, owner: caller.id, title: title, creator: caller.id, created: timestamp)
-        } else {
+        case .room(let reference):
             let room = try room(reference)
             draft = TaskDraft(room: room.id, owner: nil, title: title, creator: caller.id, created: timestamp)
         }
@@ -52,11 +53,11 @@ extension CommandContext {
     }
 
     /// TASK EDIT T OPTIONS
-    func taskEdit(_ id: Int64, options: [String: String]) throws -> CommandResult {
+    func taskEdit(_ id: Int64, options: [TaskOption]) throws -> CommandResult {
         var task = try editableTask(id, to: "edit")
         try apply(options, to: &task, adding: false)
         let saved = try save(task)
-        let changed = options.keys.sorted().joined(separator: ", ")
+        let changed = options.map(\.key).joined(separator: ", ")
         try emitTask("task.updated", saved, text: "\(caller.name) changed \(changed) of #\(id) \(saved.title)")
         return result(.ok("updated #\(id) \(saved.title)", body: [present.taskLine(saved)], [("task", present.task(saved))]))
     }
@@ -74,12 +75,8 @@ extension CommandContext {
     }
 
     /// TASK PROGRESS T 0..100
-    func taskProgress(_ id: Int64, percent raw: String) throws -> CommandResult {
+    func taskProgress(_ id: Int64, percent: Int) throws -> CommandResult {
         let (task, _) = try task(id)
-        let digits = raw.hasSuffix("%") ? String(raw.dropLast()) : raw
-        guard let percent = Int(digits), (0...100).contains(percent) else {
-            throw ChorusError.badValue("progress is a whole percentage 0-100, not \(raw)")
-        }
         let saved = try save(try TaskLifecycle.setProgress(task, to: percent))
         try emitTask("task.updated", saved, text: "\(caller.name) moved #\(id) \(saved.title) to \(percent)%\(place(saved))")
         return result(.ok("#\(id) \(saved.title) \(Presentation.bar(saved.effectiveProgress))", [("task", present.task(saved))]))
@@ -145,22 +142,41 @@ extension CommandContext {
     }
 
     /// TASKS [R|mine|me] [open|done|overdue|all]
-    func tasks(scope raw: String?, filter rawFilter: String?) throws -> CommandResult {
-        let filter = rawFilter ?? "open"
-        guard ["open", "done", "overdue", "all"].contains(filter) else {
-            throw ChorusError.syntax("unknown filter \(filter); usage: TASKS [R|mine|me] [open|done|overdue|all]")
-        }
+    func tasks(scope listed: TaskListScope, filter: TaskFilter) throws -> CommandResult {
         let scope: TaskScope
-        switch raw?.lowercased() {
-        case nil, "mine": scope = .mine(user: caller.id)
-        case "me": scope = .personal(user: caller.id)
-        default: scope = .room(try room(raw ?? "").id)
+        switch listed {
+        case .mine: scope = .mine(user: caller.id)
+        case .personal: scope = .personal(user: caller.id)
+        case .room(let reference): scope = .room(try room(reference).id)
         }
-        let done: Bool? = filter == "all" ? nil : filter == "done"
+        return try taskList(in: scope, filter: filter)
+    }
+
+    /// TASKS @NAME [open|done|overdue|all]: the tasks assigned to NAME in the rooms the
+    /// caller shares with them, never NAME's personal ones. Someone who shares no room with
+    /// the caller answers exactly like an unknown name, so nobody can probe for accounts.
+    func tasksOfHousemate(_ name: String, filter: TaskFilter) throws -> CommandResult {
+        // A room of the caller's named `@NAME` is found first, as TASKS R found it before.
+        if try !db.roomIDs(named: "@" + name, forUser: caller.id).isEmpty {
+            return try tasks(scope: .room("@" + name), filter: filter)
+        }
+        let account = try db.account(named: name.lowercased())
+        // The same queries for an unknown name as for a stranger (id 0 is nobody's), so
+        // not even the time taken tells them apart.
+        let target = account?.id ?? 0
+        let shared = try Set(db.rooms(ofUser: caller.id, now: now).map(\.id).filter { try db.role(ofUser: target, inRoom: $0) != nil })
+        guard let account, account.id == caller.id || !shared.isEmpty else { throw ChorusError.notFound("no such user \(name)") }
+        return try taskList(in: .mine(user: account.id), filter: filter, only: shared, whose: " for \(account.name)")
+    }
+
+    /// TASKS' reply: the tasks in `scope` that pass `filter` (`only`: and those rooms), one line each.
+    func taskList(in scope: TaskScope, filter: TaskFilter, only rooms: Set<Int64>? = nil, whose: String = "") throws -> CommandResult {
+        let done: Bool? = filter == .all ? nil : filter == .done
         var tasks = try db.tasks(in: scope, done: done)
-        if filter == "overdue" { tasks = tasks.filter(present.timing.isOverdue) }
+        if let rooms { tasks = tasks.filter { $0.room.map(rooms.contains) ?? false } }
+        if filter == .overdue { tasks = tasks.filter(present.timing.isOverdue) }
         let overdue = tasks.filter(present.timing.isOverdue).count
-        let summary = "\(tasks.count) task\(tasks.count == 1 ? "" : "s")" + (overdue > 0 && filter != "overdue" ? " (\(overdue) overdue)" : "")
+        let summary = "\(tasks.count) task\(tasks.count == 1 ? "" : "s")\(whose)" + (overdue > 0 && filter != .overdue ? " (\(overdue) overdue)" : "")
         return result(.ok(summary, body: tasks.map { present.taskLine($0) }, [("tasks", .array(tasks.map(present.task)))]))
     }
 
@@ -168,33 +184,30 @@ extension CommandContext {
 
     /// Applies `key=value` options; an empty value clears a field. `adding`: the task was
     /// inserted by this same command (TASK ADD), so it was not there when the user typed.
-    private func apply(_ options: [String: String], to task: inout TaskRecord, adding: Bool) throws {
-        for (key, value) in options.sorted(by: { $0.key < $1.key }) {
-            let clear = value.isEmpty
-            switch key {
-            case "title": task.title = try TaskFields.title(value)
-            case "notes":
+    private func apply(_ options: [TaskOption], to task: inout TaskRecord, adding: Bool) throws {
+        for option in options {
+            switch option {
+            case .title(let value): task.title = try TaskFields.title(value)
+            case .notes(let value):
                 try FieldText.multiLine(value, "notes", maxCharacters: TaskFields.maxNotes)
-                task.notes = clear ? nil : value
-            case "assign":
-                let account = clear || value == "-" ? nil : try member(named: value, for: task)
+                task.notes = value.isEmpty ? nil : value
+            case .assign(let name):
+                let account = try name.map { try member(named: $0, for: task) }
                 task.assign(to: account.map { ($0.id, $0.name) })
-            case "due": TaskLifecycle.setDue(&task, to: clear ? nil : try When.parse(value, now: now).stored)
-            case "start": task.start = clear ? nil : try When.parse(value, now: now).stored
-            case "estimate": task.estimate = try TaskFields.estimate(value)
-            case "points": task.points = try TaskFields.points(value)
-            case "parent": task.parent = clear ? nil : try parent(value, for: task, adding: adding)
-            case "remind": task.remind = clear ? nil : try When.parse(value, now: now).stored
-            case "repeat": TaskLifecycle.setRepeat(&task, to: clear ? nil : try RepeatRule(parsing: value).stored)
-            case "rotate": task.rotate = clear ? nil : try rotation(value, for: task)
-            default: throw ChorusError.syntax("unknown option \(key)")
+            case .due(let word): TaskLifecycle.setDue(&task, to: try word.map { try When(resolving: $0, now: now).stored })
+            case .start(let word): task.start = try word.map { try When(resolving: $0, now: now).stored }
+            case .estimate(let days): task.estimate = days
+            case .points(let points): task.points = points ?? 1
+            case .parent(let id): task.parent = try id.map { try parent($0, for: task, adding: adding) }
+            case .remind(let word): task.remind = try word.map { try When(resolving: $0, now: now).stored }
+            case .repeat(let word): TaskLifecycle.setRepeat(&task, to: word.map { RepeatRule($0).stored })
+            case .rotate(let names): task.rotate = try names.map { try rotation($0, for: task) }
             }
         }
     }
 
     /// A parent must be a visible top-level task of the same room (`TaskFields.requireParent`).
-    private func parent(_ raw: String, for task: TaskRecord, adding: Bool) throws -> Int64 {
-        let id = try TaskFields.parentID(raw)
+    private func parent(_ id: Int64, for task: TaskRecord, adding: Bool) throws -> Int64 {
         // A task being added already has its id here; to the user that task does not exist yet.
         guard !(adding && id == task.id) else { throw DomainError.noSuchTask(id) }
         let (parent, _) = try self.task(id)
@@ -203,11 +216,11 @@ extension CommandContext {
     }
 
     /// `rotate=alice,bob,carol`: members of the task's room, each once, in turn order.
-    private func rotation(_ raw: String, for task: TaskRecord) throws -> String {
+    private func rotation(_ given: [String], for task: TaskRecord) throws -> String {
         try TaskFields.requireRotatable(task)
         var names: [String] = []
-        for word in raw.split(separator: ",", omittingEmptySubsequences: true) {
-            try TaskFields.addTurn(try member(named: word.trimmingCharacters(in: .whitespaces), for: task).name, to: &names)
+        for word in given {
+            try TaskFields.addTurn(try member(named: word, for: task).name, to: &names)
         }
         return try TaskFields.rotation(names)
     }

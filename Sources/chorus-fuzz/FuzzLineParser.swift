@@ -54,7 +54,7 @@ enum FuzzInput {
                 _ = Reply.error(error).rendered(mode: .text, tag: tag)
                 _ = Reply.error(error).rendered(mode: .json, tag: tag)
             case .request(let request):
-                if case .help(let topic) = request.command { _ = try? CommandTable.help(topic: topic) }
+                if let help = request.command(as: Command.Help.self) { _ = try? CommandTable.help(topic: help.topic) }
                 _ = Reply.ok(request.verb, body: ["OK \(request.verb)"], [("verb", .string(request.verb))])
                     .rendered(mode: .text, tag: request.tag)
             }

@@ -12,25 +12,13 @@ import Testing
                      created: "2026-11-30T12:00:00Z")
     }
 
-    @Test func usesAreOneToAThousandOrUnlimited() throws {
-        #expect(try InviteRules.uses(nil) == nil)
-        #expect(try InviteRules.uses("") == nil)
-        #expect(try InviteRules.uses("1") == 1)
-        #expect(try InviteRules.uses("1000") == 1000)
-        for bad in ["0", "1001", "-1", "two"] {
-            #expect(throws: DomainError.badInviteUses(bad)) { try InviteRules.uses(bad) }
-        }
-    }
-
     @Test func codesLastAWeekOrUntilAFutureTime() throws {
         #expect(try InviteRules.expiry(nil, now: now, calendar: calendar) == now.addingTimeInterval(7 * 86400))
-        #expect(try InviteRules.expiry("", now: now, calendar: calendar) == now.addingTimeInterval(7 * 86400))
         // A date alone lasts to its end, so "today" is still ahead at noon.
-        let today = try InviteRules.expiry("today", now: now, calendar: calendar)
+        let today = try InviteRules.expiry(try DateWord(parsing: "today"), now: now, calendar: calendar)
         #expect(Timestamp.rfc3339(today) == "2026-11-30T23:59:59Z")
-        #expect(try InviteRules.expiry("+2h", now: now, calendar: calendar) == now.addingTimeInterval(7200))
-        #expect(throws: DomainError.expiryInPast("2026-11-29")) { try InviteRules.expiry("2026-11-29", now: now, calendar: calendar) }
-        #expect(throws: DomainError.self) { try InviteRules.expiry("someday", now: now, calendar: calendar) }
+        #expect(try InviteRules.expiry(try DateWord(parsing: "+2h"), now: now, calendar: calendar) == now.addingTimeInterval(7200))
+        #expect(throws: DomainError.expiryInPast("2026-11-29")) { try InviteRules.expiry(try DateWord(parsing: "2026-11-29"), now: now, calendar: calendar) }
     }
 
     @Test func expiredAtItsEndExactly() {

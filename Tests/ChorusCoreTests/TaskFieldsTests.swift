@@ -1,31 +1,15 @@
 import ChorusCore
 import Testing
 
-/// Task option values, subtasks and rotations.
+/// Titles, subtasks and rotations.
 @Suite struct TaskFieldsTests {
-    @Test func estimatesAndPoints() throws {
-        #expect(try TaskFields.estimate("") == nil)
-        #expect(try TaskFields.estimate("0") == 0)
-        #expect(try TaskFields.estimate("1.5") == 1.5)
-        #expect(try TaskFields.estimate("3650") == 3650)
-        for bad in ["-1", "3650.5", "nan", "inf", "two"] {
-            #expect(throws: DomainError.badEstimate(bad)) { try TaskFields.estimate(bad) }
-        }
-        #expect(try TaskFields.points("") == 1)
-        #expect(try TaskFields.points("0") == 0)
-        #expect(try TaskFields.points("1000") == 1000)
-        for bad in ["-1", "1001", "1.5"] {
-            #expect(throws: DomainError.badPoints(bad)) { try TaskFields.points(bad) }
-        }
+    @Test func titles() throws {
         #expect(try TaskFields.title("  Bins ") == "Bins")
         #expect(throws: DomainError.fieldLength("a title", max: 200)) { try TaskFields.title(String(repeating: "x", count: 201)) }
     }
 
     /// One level deep, in the same room, never itself.
     @Test func parents() throws {
-        #expect(try TaskFields.parentID("#7") == 7)
-        #expect(try TaskFields.parentID("7") == 7)
-        #expect(throws: DomainError.parentNotATask("x7")) { try TaskFields.parentID("x7") }
         let task = Fixture.task(id: 12)
         try TaskFields.requireParent(Fixture.task(id: 7), for: task) { false }
         #expect(throws: DomainError.ownParent) { try TaskFields.requireParent(Fixture.task(id: 12), for: task) { false } }

@@ -1,4 +1,4 @@
-import ChorusProtocol
+@testable import ChorusProtocol
 import Testing
 
 @Suite("CommandTable")
@@ -95,8 +95,8 @@ struct CommandTableTests {
     @Test func helpEmptyTopicDoesNotCrash() async {
         await #expect(processExitsWith: .success) {
             guard case .request(let request) = RequestParser.parse(#"HELP """#),
-                  case .help(let topic) = request.command else { return }
-            _ = try? CommandTable.help(topic: topic)
+                  let help = request.command(as: Command.Help.self) else { return }
+            _ = try? CommandTable.help(topic: help.topic)
         }
     }
 
@@ -104,8 +104,8 @@ struct CommandTableTests {
     @Test func helpBlankTopicDoesNotCrash() async {
         await #expect(processExitsWith: .success) {
             guard case .request(let request) = RequestParser.parse(#"HELP " " """#),
-                  case .help(let topic) = request.command else { return }
-            _ = try? CommandTable.help(topic: topic)
+                  let help = request.command(as: Command.Help.self) else { return }
+            _ = try? CommandTable.help(topic: help.topic)
         }
     }
 }
@@ -121,11 +121,17 @@ struct CommandTableSubverbTests {
         #expect(!CommandTable.hasSubverbs("FROB"))
     }
 
-    /// A verb either always takes a sub-verb or never does, so the parser never has to guess.
+    /// The word after the verb tells a verb's rows apart (a keyword, an `@NAME`, or neither),
+    /// with at most one row for `@NAME` and one for neither, so the parser never has to guess.
     @Test func verbsConsistentAboutSubverbs() {
         for verb in Set(CommandTable.all.map(\.verb)) {
             let rows = CommandTable.rows(forVerb: verb)
-            #expect(rows.allSatisfy { $0.subverb != nil } || (rows.count == 1 && rows[0].subverb == nil), "\(verb)")
+            #expect(rows.filter { $0.head == .verbOnly }.count <= 1, "\(verb)")
+            #expect(rows.filter { if case .mention = $0.head { true } else { false } }.count <= 1, "\(verb)")
+            #expect(rows.allSatisfy { !($0.subverb ?? "").isEmpty || $0.head == .verbOnly }, "\(verb)")
+            for row in rows {
+                if case .keyword(let word) = row.head { #expect(!word.hasPrefix("@") && !word.contains(" "), "\(row.name)") }
+            }
         }
     }
 

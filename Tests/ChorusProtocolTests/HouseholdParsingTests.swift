@@ -1,4 +1,4 @@
-import ChorusProtocol
+@testable import ChorusProtocol
 import Testing
 
 /// Sub-verbs, text verbs and `key=value` options, as the room, task and chat rows use them.
@@ -10,7 +10,7 @@ struct HouseholdParsingTests {
     @Test(arguments: ["ROOM SHOW 3", "room show 3", "Room Show 3", "rOOM sHOW 3"])
     func subverbsCaseInsensitive(text: String) throws {
         let parsed = try request(text)
-        #expect(parsed.command == .roomShow(room: "3"))
+        #expect(parsed.command == Command.Room(room: "3"))
         #expect(parsed.verb == "ROOM SHOW")
         #expect(parsed.needsLogin)
     }
@@ -35,13 +35,13 @@ struct HouseholdParsingTests {
 
     /// A room name with spaces is given as one quoted argument.
     @Test func quotedRoomName() throws {
-        #expect(try request(#"ROOM SHOW "Flat 2B""#).command == .roomShow(room: "Flat 2B"))
-        #expect(try request(#"ROOM ADD "Flat 2B" bob"#).command == .roomAdd(room: "Flat 2B", user: "bob"))
+        #expect(try request(#"ROOM SHOW "Flat 2B""#).command == Command.Room(room: "Flat 2B"))
+        #expect(try request(#"ROOM ADD "Flat 2B" bob"#).command == Command.RoomWord(room: "Flat 2B", word: "bob"))
     }
 
     /// ROOM ROLE takes owner, admin or member in any case; anything else is ERR 400.
     @Test func roomRole() throws {
-        #expect(try request("ROOM ROLE 3 bob ADMIN").command == .roomRole(room: "3", user: "bob", role: "admin"))
+        #expect(try request("ROOM ROLE 3 bob ADMIN").command == Command.RoomRole(room: "3", user: "bob", role: .admin))
         let result = try failure("ROOM ROLE 3 bob king")
         #expect(result.error.code == 400)
         #expect(result.error.message.contains("unknown role king"))
@@ -53,15 +53,15 @@ struct HouseholdParsingTests {
     /// SAY takes the rest of the line verbatim as the text: quotes, backslashes and `=` included.
     @Test func sayTextVerbatim() throws {
         #expect(try request(#"SAY kitchen He said "hi" \o/ a=b"#).command
-            == .say(room: "kitchen", text: #"He said "hi" \o/ a=b"#))
-        #expect(try request(#"SAY 3 "quoted whole""#).command == .say(room: "3", text: #""quoted whole""#))
-        #expect(try request(#"SAY 3 \n stays two characters"#).command == .say(room: "3", text: #"\n stays two characters"#))
+            == Command.Message(to: "kitchen", text: #"He said "hi" \o/ a=b"#))
+        #expect(try request(#"SAY 3 "quoted whole""#).command == Command.Message(to: "3", text: #""quoted whole""#))
+        #expect(try request(#"SAY 3 \n stays two characters"#).command == Command.Message(to: "3", text: #"\n stays two characters"#))
     }
 
     /// A text verb's fixed argument may be quoted; the text starts after it.
     @Test func sayQuotedRoom() throws {
         #expect(try request(#"@m1 say "Flat 2B"   who took my milk?"#).command
-            == .say(room: "Flat 2B", text: "who took my milk?"))
+            == Command.Message(to: "Flat 2B", text: "who took my milk?"))
     }
 
     /// A text verb without its text gets ERR 400 with the usage line.
@@ -79,8 +79,8 @@ struct HouseholdParsingTests {
 
     /// ROOM CREATE takes the whole rest of the line as the room name.
     @Test func roomCreateName() throws {
-        #expect(try request("ROOM CREATE Flat 2B").command == .roomCreate(name: "Flat 2B"))
-        #expect(try request(#"room create  Flat "2B""#).command == .roomCreate(name: #"Flat "2B""#))
+        #expect(try request("ROOM CREATE Flat 2B").command == Command.Word(value: "Flat 2B"))
+        #expect(try request(#"room create  Flat "2B""#).command == Command.Word(value: #"Flat "2B""#))
         let missing = try failure("ROOM CREATE")
         #expect(missing.error.code == 400)
         #expect(missing.error.message.contains("usage: ROOM CREATE NAME..."))
@@ -89,13 +89,13 @@ struct HouseholdParsingTests {
     /// ROOM RENAME takes a room and then the rest of the line as the new name.
     @Test func roomRename() throws {
         #expect(try request(#"ROOM RENAME "Flat 2B" Flat 3C (the big one)"#).command
-            == .roomRename(room: "Flat 2B", name: "Flat 3C (the big one)"))
+            == Command.RoomWord(room: "Flat 2B", word: "Flat 3C (the big one)"))
     }
 
     /// COMMENT takes a task number (with or without `#`) and the rest of the line.
     @Test func comment() throws {
-        #expect(try request("COMMENT #12 looks good, thanks!").command == .comment(task: 12, text: "looks good, thanks!"))
-        #expect(try request("comment 12 ok").command == .comment(task: 12, text: "ok"))
+        #expect(try request("COMMENT #12 looks good, thanks!").command == Command.TaskText(task: 12, text: "looks good, thanks!"))
+        #expect(try request("comment 12 ok").command == Command.TaskText(task: 12, text: "ok"))
     }
 
     /// A task given as anything but a positive number gets ERR 400 explaining tasks are named by number.
@@ -112,7 +112,7 @@ struct HouseholdParsingTests {
         #expect(result.error.code == 400)
         #expect(result.error.message.contains(#"too many arguments (an argument of several words goes in "double quotes")"#))
         #expect(try request(#"TASK ADD me "Take out trash""#).command
-            == .taskAdd(room: "me", title: "Take out trash", options: [:]))
+            == Command.TaskAdd(place: .personal, title: "Take out trash", options: []))
     }
 
     // MARK: Options
@@ -120,24 +120,25 @@ struct HouseholdParsingTests {
     /// Options a command takes are collected by key, in any case, with quoted values unquoted.
     @Test func taskAddOptions() throws {
         let parsed = try request(#"TASK ADD "Flat 2B" "Descale kettle" notes="use the \"good\" vinegar" DUE=+2d points=3"#)
-        #expect(parsed.command == .taskAdd(room: "Flat 2B", title: "Descale kettle",
-                                           options: ["notes": #"use the "good" vinegar"#, "due": "+2d", "points": "3"]))
+        #expect(parsed.command == Command.TaskAdd(place: .room("Flat 2B"), title: "Descale kettle",
+                                                 options: [.due(DateWord(text: "+2d", form: .daysAhead(2))),
+                                                           .notes(#"use the "good" vinegar"#), .points(3)]))
     }
 
     /// Options may come before, between or after the positional arguments.
     @Test func optionsAnywhere() throws {
         #expect(try request("TASK ADD due=today me chores").command
-            == .taskAdd(room: "me", title: "chores", options: ["due": "today"]))
+            == Command.TaskAdd(place: .personal, title: "chores", options: [.due(DateWord(text: "today", form: .today))]))
         #expect(try request("ROOM INVITE uses=2 3 expires=friday").command
-            == .roomInvite(room: "3", options: ["uses": "2", "expires": "friday"]))
+            == Command.RoomInvite(room: "3", uses: 2, expires: DateWord(text: "friday", form: .weekday(5))))
     }
 
     /// `key=` with nothing after it is an empty value, which TASK EDIT uses to clear a field.
     @Test func emptyOptionValue() throws {
-        #expect(try request("TASK EDIT 12 notes=").command == .taskEdit(task: 12, options: ["notes": ""]))
+        #expect(try request("TASK EDIT 12 notes=").command == Command.TaskEdit(task: 12, options: [.notes("")]))
         #expect(try request("TASK EDIT #12 notes= due=friday").command
-            == .taskEdit(task: 12, options: ["notes": "", "due": "friday"]))
-        #expect(try request(#"TASK EDIT 12 notes="""#).command == .taskEdit(task: 12, options: ["notes": ""]))
+            == Command.TaskEdit(task: 12, options: [.due(DateWord(text: "friday", form: .weekday(5))), .notes("")]))
+        #expect(try request(#"TASK EDIT 12 notes="""#).command == Command.TaskEdit(task: 12, options: [.notes("")]))
     }
 
     /// An option the command does not take gets ERR 400 naming it, with the usage line.
@@ -160,35 +161,35 @@ struct HouseholdParsingTests {
     @Test func taskEditNeedsOptions() throws {
         #expect(try failure("TASK EDIT 12").error.message.contains("nothing to change"))
         #expect(try failure("TASK EDIT 12 assign=bob").error.message.contains("unknown option assign"))
-        #expect(try request("TASK EDIT 12 title=\"New title\"").command == .taskEdit(task: 12, options: ["title": "New title"]))
+        #expect(try request("TASK EDIT 12 title=\"New title\"").command == Command.TaskEdit(task: 12, options: [.title("New title")]))
     }
 
     /// A quoted `key=value` word on a command with options is a plain argument.
     @Test func quotedEqualsIsArgumentEvenWithOptions() throws {
-        #expect(try request(#"TASK ADD me "x=y""#).command == .taskAdd(room: "me", title: "x=y", options: [:]))
+        #expect(try request(#"TASK ADD me "x=y""#).command == Command.TaskAdd(place: .personal, title: "x=y", options: []))
     }
 
     // MARK: Other rows
 
     /// TASK ASSIGN with `-` unassigns.
     @Test func taskAssign() throws {
-        #expect(try request("TASK ASSIGN 12 -").command == .taskAssign(task: 12, user: nil))
-        #expect(try request("TASK ASSIGN #12 bob").command == .taskAssign(task: 12, user: "bob"))
+        #expect(try request("TASK ASSIGN 12 -").command == Command.TaskAssign(task: 12, user: nil))
+        #expect(try request("TASK ASSIGN #12 bob").command == Command.TaskAssign(task: 12, user: "bob"))
     }
 
     /// TASKS alone, with a scope, with a filter, or both; a lone filter word means your tasks.
     @Test func tasksScopesAndFilters() throws {
-        #expect(try request("TASKS").command == .tasks(scope: nil, filter: nil))
-        #expect(try request("TASKS DONE").command == .tasks(scope: nil, filter: "done"))
-        #expect(try request("tasks mine OPEN").command == .tasks(scope: "mine", filter: "open"))
-        #expect(try request("TASKS 3").command == .tasks(scope: "3", filter: nil))
+        #expect(try request("TASKS").command == Command.Tasks(scope: .mine, filter: .open))
+        #expect(try request("TASKS DONE").command == Command.Tasks(scope: .mine, filter: .done))
+        #expect(try request("tasks mine OPEN").command == Command.Tasks(scope: .mine, filter: .open))
+        #expect(try request("TASKS 3").command == Command.Tasks(scope: .room("3"), filter: .open))
         #expect(try failure("TASKS 3 open now").error.code == 400)
     }
 
     /// HISTORY takes a room, an optional limit and a `before=ID` option.
     @Test func history() throws {
-        #expect(try request("HISTORY 3").command == .history(room: "3", limit: nil, before: nil))
-        #expect(try request("HISTORY 3 50 before=100").command == .history(room: "3", limit: "50", before: "100"))
+        #expect(try request("HISTORY 3").command == Command.History(room: "3", limit: nil, before: nil))
+        #expect(try request("HISTORY 3 50 before=100").command == Command.History(room: "3", limit: 50, before: 100))
     }
 
     /// Every room, task and chat command requires a login.

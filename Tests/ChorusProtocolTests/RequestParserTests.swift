@@ -1,4 +1,4 @@
-import ChorusProtocol
+@testable import ChorusProtocol
 import Testing
 
 /// The request a line parses to, or a recorded issue and a thrown error.
@@ -37,7 +37,7 @@ struct RequestParserTests {
     @Test func tagIsRead() throws {
         let parsed = try request("@a1 PING")
         #expect(parsed.tag == "a1")
-        #expect(parsed.command == .ping(token: nil))
+        #expect(parsed.command == Command.Ping(token: nil))
         #expect(parsed.verb == "PING")
     }
 
@@ -84,7 +84,7 @@ struct RequestParserTests {
     @Test(arguments: ["ping", "Ping", "PING", "pInG"])
     func verbsCaseInsensitive(text: String) throws {
         let parsed = try request(text)
-        #expect(parsed.command == .ping(token: nil))
+        #expect(parsed.command == Command.Ping(token: nil))
         #expect(parsed.verb == "PING")
     }
 
@@ -104,12 +104,12 @@ struct RequestParserTests {
 
     /// Each contract session and account command parses to its typed command, with the login requirement of its table row.
     @Test func basicCommands() throws {
-        #expect(try request("QUIT").command == .quit)
-        #expect(try request("LOGOUT").command == .logout)
-        #expect(try request("whoami").command == .whoami)
-        #expect(try request("PING tok").command == .ping(token: "tok"))
-        #expect(try request("LOGIN alice secretsecretsecret").command == .login(name: "alice", password: "secretsecretsecret"))
-        #expect(try request("PASSWORD old1 new2").command == .password(old: "old1", new: "new2"))
+        #expect(try request("QUIT").command == Command.Plain() && request("QUIT").verb == "QUIT")
+        #expect(try request("LOGOUT").command == Command.Plain() && request("LOGOUT").verb == "LOGOUT")
+        #expect(try request("whoami").command == Command.Plain() && request("whoami").verb == "WHOAMI")
+        #expect(try request("PING tok").command == Command.Ping(token: "tok"))
+        #expect(try request("LOGIN alice secretsecretsecret").command == Command.Credentials(name: "alice", password: "secretsecretsecret"))
+        #expect(try request("PASSWORD old1 new2").command == Command.Password(old: "old1", new: "new2"))
         #expect(try request("PING").needsLogin == false)
         #expect(try request("REGISTER a b").needsLogin == false)
         #expect(try request("LOGIN a b").needsLogin == false)
@@ -122,7 +122,7 @@ struct RequestParserTests {
     @Test func extraWhitespace() throws {
         let parsed = try request("  \t @t  \tLOGIN   alice\t\tpw   ")
         #expect(parsed.tag == "t")
-        #expect(parsed.command == .login(name: "alice", password: "pw"))
+        #expect(parsed.command == Command.Credentials(name: "alice", password: "pw"))
     }
 
     // MARK: Quoting
@@ -130,18 +130,18 @@ struct RequestParserTests {
     /// Quoted strings group words and understand `\"`, `\\` and `\n`.
     @Test func quotedEscapes() throws {
         let parsed = try request(#"PING "say \"hi\" to C:\\dir\nnext line""#)
-        #expect(parsed.command == .ping(token: "say \"hi\" to C:\\dir\nnext line"))
+        #expect(parsed.command == Command.Ping(token: "say \"hi\" to C:\\dir\nnext line"))
     }
 
     /// An empty quoted string is an empty argument, not a missing one.
     @Test func emptyQuotedString() throws {
-        #expect(try request(#"PING """#).command == .ping(token: ""))
-        #expect(try request(#"LOGIN "" """#).command == .login(name: "", password: ""))
+        #expect(try request(#"PING """#).command == Command.Ping(token: ""))
+        #expect(try request(#"LOGIN "" """#).command == Command.Credentials(name: "", password: ""))
     }
 
     /// A quote inside a bare word is an ordinary character.
     @Test func quoteInsideBareWordIsLiteral() throws {
-        #expect(try request(#"PING ab"c"#).command == .ping(token: #"ab"c"#))
+        #expect(try request(#"PING ab"c"#).command == Command.Ping(token: #"ab"c"#))
     }
 
     /// An unknown escape such as `\t` gets ERR 400 naming the escapes that exist.
@@ -179,20 +179,20 @@ struct RequestParserTests {
 
     /// A closing quote followed by a tab or the end of the line is fine.
     @Test func closingQuoteFollowedBySeparator() throws {
-        #expect(try request("PING \"ab\"\t").command == .ping(token: "ab"))
-        #expect(try request(#"LOGIN "a b" "c d""#).command == .login(name: "a b", password: "c d"))
+        #expect(try request("PING \"ab\"\t").command == Command.Ping(token: "ab"))
+        #expect(try request(#"LOGIN "a b" "c d""#).command == Command.Credentials(name: "a b", password: "c d"))
     }
 
     /// Passwords with spaces, leading/trailing spaces, quotes and non-ASCII survive quoting byte for byte.
     @Test func passwordsPreservedExactly() throws {
         #expect(try request(#"REGISTER alice "correct horse  battery staple""#).command
-            == .register(name: "alice", password: "correct horse  battery staple"))
+            == Command.Credentials(name: "alice", password: "correct horse  battery staple"))
         #expect(try request(#"LOGIN alice "  padded password  ""#).command
-            == .login(name: "alice", password: "  padded password  "))
+            == Command.Credentials(name: "alice", password: "  padded password  "))
         #expect(try request(#"PASSWORD "old \"one\" here" "nëw ☕ pässwörd \\ 2""#).command
-            == .password(old: #"old "one" here"#, new: #"nëw ☕ pässwörd \ 2"#))
+            == Command.Password(old: #"old "one" here"#, new: #"nëw ☕ pässwörd \ 2"#))
         #expect(try request("LOGIN bob pa$$w0rd-with=signs!").command
-            == .login(name: "bob", password: "pa$$w0rd-with=signs!"))
+            == Command.Credentials(name: "bob", password: "pa$$w0rd-with=signs!"))
     }
 
     // MARK: Options
@@ -214,8 +214,8 @@ struct RequestParserTests {
 
     /// A word with `=` can still be passed as an argument by quoting it, or when it does not start like a key.
     @Test func equalsSignAsArgument() throws {
-        #expect(try request(#"PING "a=b""#).command == .ping(token: "a=b"))
-        #expect(try request("PING =b").command == .ping(token: "=b"))
+        #expect(try request(#"PING "a=b""#).command == Command.Ping(token: "a=b"))
+        #expect(try request("PING =b").command == Command.Ping(token: "=b"))
     }
 
     /// A password of the form `word=more` must be quoted, otherwise it reads as an option.
@@ -224,7 +224,7 @@ struct RequestParserTests {
         #expect(result.error.code == 400)
         #expect(result.error.message.contains("REGISTER takes no options"))
         #expect(try request(#"REGISTER alice "secret=horsebatterystaple""#).command
-            == .register(name: "alice", password: "secret=horsebatterystaple"))
+            == Command.Credentials(name: "alice", password: "secret=horsebatterystaple"))
     }
 
     // MARK: Empty, encoding and control characters
@@ -316,7 +316,7 @@ struct RequestParserTests {
     /// MODE accepts text and json in any case.
     @Test(arguments: [("MODE text", OutputMode.text), ("mode JSON", .json), ("Mode Json", .json), ("MODE \"json\"", .json)])
     func modeValues(text: String, mode: OutputMode) throws {
-        #expect(try request(text).command == .mode(mode))
+        #expect(try request(text).command == Command.Mode(mode: mode))
     }
 
     /// MODE with anything else gets ERR 400 naming the bad value and showing the usage.
@@ -335,9 +335,9 @@ struct RequestParserTests {
 
     /// HELP takes no word, one word or two words as its topic; three words get ERR 400.
     @Test func helpTopics() throws {
-        #expect(try request("HELP").command == .help(topic: nil))
-        #expect(try request("help ping").command == .help(topic: "ping"))
-        #expect(try request("HELP room create").command == .help(topic: "room create"))
+        #expect(try request("HELP").command == Command.Help(topic: nil))
+        #expect(try request("help ping").command == Command.Help(topic: "ping"))
+        #expect(try request("HELP room create").command == Command.Help(topic: "room create"))
         let tooMany = try failure("HELP room create now")
         #expect(tooMany.error.code == 400)
         #expect(tooMany.error.message.contains("usage: HELP [VERB] [SUBVERB]"))

@@ -240,3 +240,8 @@ func topLevelKeys(_ json: String) -> [String] {
     }
     return keys
 }
+
+/// A parsed command equals the expected one when it is of the same type with the same arguments.
+func == <C: ParsedCommand>(lhs: any ParsedCommand, rhs: C) -> Bool {
+    (lhs as? C) == rhs
+}

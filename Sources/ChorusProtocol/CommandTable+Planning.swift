@@ -1,0 +1,30 @@
+/// Rows for direct messages, stats, the calendar and catching up (CONTRACT §4).
+extension CommandTable {
+    static let planningCommands: [CommandSpec] = [
+        CommandSpec("DM", kind: .household, arguments: [.init("USER")], text: "TEXT", summary: "send someone a direct message") { args in
+            Command.Message(to: args[0], text: args.text ?? "")
+        },
+        CommandSpec("STATS", kind: .household, arguments: [.init("R", optional: true)],
+                    summary: "who did what: done, open, overdue and points per member, and room progress") { args in
+            Command.Stats(room: args.optional(0))
+        },
+        CommandSpec("CALENDAR", kind: .household, arguments: [.init("R|mine")],
+                    summary: "the tasks with a due date as an iCalendar file for a phone calendar") { args in
+            Command.Calendar(scope: args[0].lowercased() == "mine" ? .mine : .room(args[0]))
+        },
+        CommandSpec("CALENDAR", "me", kind: .household,
+                    summary: "your calendar: the tasks assigned to you in all your rooms, and your personal ones") { _ in
+            Command.Plain()
+        },
+        CommandSpec("SYNC", kind: .household, arguments: [.init("AFTER_ID"), .init("LIMIT", optional: true)],
+                    summary: "the events you missed after an event id, oldest first (LIMIT up to 500)") { args throws(ChorusError) in
+            guard let after = Int64(args[0]), after >= 0 else { throw args.usageError("AFTER_ID is an event id, not \(args[0])") }
+            var limit: Int?
+            if let raw = args.optional(1) {
+                guard let value = Int(raw), value > 0 else { throw args.usageError("LIMIT is a positive number, not \(raw)") }
+                limit = value
+            }
+            return Command.Sync(after: after, limit: limit)
+        },
+    ]
+}
