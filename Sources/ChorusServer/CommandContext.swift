@@ -78,7 +78,8 @@ struct ServerStatus: Sendable {
 /// methods on it; they check permissions, change rows, and call `emit` for each event, so
 /// the event is stored in the same transaction as the change.
 final class CommandContext {
-    let db: Database
+    /// This command's unit of work: one existential per command, not per call site's loop.
+    let db: any Store
     let caller: Caller
     let now: Date
     let present: Presentation
@@ -88,7 +89,7 @@ final class CommandContext {
     let status: ServerStatus
     private(set) var deliveries: [Delivery] = []
 
-    init(db: Database, caller: Caller, now: Date, online: Set<Int64>, status: ServerStatus = ServerStatus()) {
+    init(db: any Store, caller: Caller, now: Date, online: Set<Int64>, status: ServerStatus = ServerStatus()) {
         self.db = db
         self.caller = caller
         self.now = now

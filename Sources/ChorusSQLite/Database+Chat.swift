@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusStore
 
 /// Room messages and task comments.
 extension Database {

@@ -1,4 +1,5 @@
 import CSQLite
+import ChorusStore
 
 /// One result row, read by zero-based column index.
 ///
