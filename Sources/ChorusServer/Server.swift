@@ -10,7 +10,7 @@ import Synchronization
 
 /// Opens the store once the data folder is locked: the composition root (chorusd, the
 /// tests) picks the engine; the server only knows the `StoreExecutor`, and closes it.
-public typealias StoreOpener = (ServerConfiguration) throws -> any StoreExecutor
+public typealias StoreOpener = @Sendable (ServerConfiguration) throws -> any StoreExecutor
 
 /// A running Chorus server: the store's executor, the hashing pool, and event-loop threads
 /// (`--loops`), each with a hub and its share of the sessions; the first also listens and

@@ -67,7 +67,8 @@ public protocol Store: AnyObject {
 
     // MARK: Tasks
 
-    /// Returns the new task's id (never one used before).
+    /// Returns the new task's id (never one used before). Its notice moments, and so its
+    /// place in due order, come with its first `updateTask` (TASK ADD saves at once).
     func insertTask(_ draft: TaskDraft) throws -> Int64
     /// With a parent's progress computed from its subtasks.
     func task(id: Int64) throws -> TaskRecord?

@@ -20,8 +20,8 @@ public protocol StoreExecutor: Sendable {
     /// Starts an idle executor on the jobs submitted with `deferWake`.
     func wakeForQueuedJobs()
 
-    /// `handler` runs after each batch of completions (at least once after every
-    /// completion, on the executor's thread), so completions can queue work for other
+    /// `handler` runs on the executor's thread after each batch's completions, before the
+    /// next batch's (a batch may be one job), so completions can queue work for other
     /// threads and have them woken once per batch rather than once per job.
     func setBatchEndHandler(_ handler: @escaping @Sendable () -> Void)
 
