@@ -1,5 +1,4 @@
 import ChorusCore
-import ChorusStore
 
 /// Room messages and task comments.
 extension Database {

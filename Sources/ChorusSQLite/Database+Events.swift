@@ -1,5 +1,4 @@
 import ChorusCore
-import ChorusStore
 
 /// The event log: every event told to anyone, stored in the transaction of the change it
 /// describes, with a strictly increasing id (`SYNC` reads it back).

@@ -1,4 +1,3 @@
-import ChorusStore
 /// One step of the schema's history (`Migrations.all`): SQL text, or code for a change
 /// SQL alone cannot express in SQLite.
 public struct Migration: Sendable, ExpressibleByStringLiteral {

@@ -1,5 +1,4 @@
 import CSQLite
-import ChorusStore
 
 /// One result row, read by zero-based column index.
 ///

@@ -1,4 +1,3 @@
-import ChorusStore
 /// A Swift value that can be bound to a statement parameter.
 ///
 /// Lets call sites write `.init(name)` or `.init(optionalNote)` instead of choosing the
