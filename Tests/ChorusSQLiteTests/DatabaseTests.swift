@@ -1,4 +1,3 @@
-import CSQLite
 import ChorusCore
 import Foundation
 import Testing
