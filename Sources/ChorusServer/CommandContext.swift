@@ -78,7 +78,7 @@ struct ServerStatus: Sendable {
 /// methods on it; they check permissions, change rows, and call `emit` for each event, so
 /// the event is stored in the same transaction as the change.
 final class CommandContext {
-    /// This command's unit of work: one existential per command, not per call site's loop.
+    /// This command's unit of work, as the executor hands it: one existential per command.
     let db: any Store
     let caller: Caller
     let now: Date
