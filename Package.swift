@@ -22,7 +22,10 @@ let package = Package(
         .target(name: "ChorusCore", dependencies: ["ChorusProtocol"]),
         // How the domain's records look on the wire: JSON shapes and text lines.
         .target(name: "ChorusRendering", dependencies: ["ChorusCore", "ChorusProtocol"]),
-        .target(name: "ChorusStore", dependencies: ["CSQLite", "CLinux", "ChorusCore", "ChorusLocking"]),
+        // The store seam: what the server asks of storage, engine-neutral (no SQL).
+        .target(name: "ChorusStore", dependencies: ["ChorusCore"]),
+        // SQLite's store, the only target that imports CSQLite; chorusd picks it.
+        .target(name: "ChorusSQLite", dependencies: ["CSQLite", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
         .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
 
@@ -31,7 +34,7 @@ let package = Package(
             "ChorusProtocol", "ChorusCore", "ChorusRendering", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
         ]),
         .target(name: "ChorusClient", dependencies: ["ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
-        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusCore", "ChorusCrypto", "CLinux"]),
+        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusCore", "ChorusCrypto", "CLinux"]),
         .executableTarget(name: "chorus", dependencies: ["ChorusClient", "ChorusProtocol"]),
         // libFuzzer target for the framer and parser: fuzz/run builds it with
         // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments.
@@ -44,10 +47,13 @@ let package = Package(
         .testTarget(name: "ChorusProtocolTests", dependencies: ["ChorusProtocol"]),
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
         .testTarget(name: "ChorusRenderingTests", dependencies: ["ChorusRendering", "ChorusCore"]),
-        .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusLocking"]),
+        // The store's behaviour, written against the protocol and run on every engine.
+        .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusSQLite", "ChorusCore", "ChorusLocking"]),
+        // What only SQLite's store has: migrations, the queue's batching, checkpoints, files.
+        .testTarget(name: "ChorusSQLiteTests", dependencies: ["ChorusSQLite", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusLocking", "chorusd", "chorus"]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusLocking", "chorusd", "chorus"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,7 +10,7 @@ import Foundation
 final class AccountService: Sendable {
     typealias Completion<T> = @Sendable (Result<T, ChorusError>) -> Void
 
-    private let database: DatabaseQueue
+    private let database: any StoreExecutor
     private let hasher: PasswordHasher
     private let pool: WorkerPool
     private let clock: any Clock
@@ -20,7 +20,7 @@ final class AccountService: Sendable {
 
     static let loginFailed = ChorusError.unauthorized("wrong name or password")
 
-    init(database: DatabaseQueue, hasher: PasswordHasher, pool: WorkerPool, clock: any Clock) throws {
+    init(database: any StoreExecutor, hasher: PasswordHasher, pool: WorkerPool, clock: any Clock) throws {
         self.database = database
         self.hasher = hasher
         self.pool = pool
@@ -101,7 +101,7 @@ final class AccountService: Sendable {
     // MARK: Steps
 
     /// A database job whose failure ends the command with the error a client should see.
-    private func read<T: Sendable, R>(_ job: @escaping @Sendable (Database) throws -> T,
+    private func read<T: Sendable, R>(_ job: @escaping @Sendable (any Store) throws -> T,
                                       _ completion: @escaping Completion<R>,
                                       then next: @escaping @Sendable (T) -> Void) {
         database.submit(job) { result in
@@ -131,13 +131,22 @@ final class AccountService: Sendable {
         if onPoolAlready { work() } else { onPool(completion, work) }
     }
 
+    /// What a client is told of a failed command: the one place store errors become
+    /// protocol codes. A store's own wording ("name ann is taken") is passed on; an
+    /// engine's message stays in the log.
     static func clientError(_ error: Error) -> ChorusError {
         switch error {
         case let error as ChorusError: return error
         case let error as DomainError: return ChorusError(error)
         case let error as StoreError:
-            Log.info("store: \(error)")
-            return error.chorusError
+            if error.reason == nil { Log.info("store: \(error)") }
+            switch error.kind {
+            case .duplicate, .constraint: return .conflict(error.reason ?? "conflicts with existing data")
+            case .notFound: return .notFound(error.reason ?? "not found")
+            case .full: return .unavailable(error.reason ?? "storage full")
+            case .unavailable: return .unavailable(error.reason ?? "storage unavailable")
+            case .failed: return .internal(error.reason ?? "storage error")
+            }
         default:
             Log.info("unexpected: \(error)")
             return .internal("internal error")

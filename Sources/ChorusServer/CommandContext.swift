@@ -80,7 +80,8 @@ struct ServerStatus: Sendable {
 /// write what it decided, and call `emit` for each event, so
 /// the event is stored in the same transaction as the change.
 final class CommandContext {
-    let db: Database
+    /// This command's unit of work, as the executor hands it: one existential per command.
+    let db: any Store
     let caller: Caller
     let now: Date
     let present: Presentation
@@ -90,7 +91,7 @@ final class CommandContext {
     let status: ServerStatus
     private(set) var deliveries: [Delivery] = []
 
-    init(db: Database, caller: Caller, now: Date, online: Set<Int64>, status: ServerStatus = ServerStatus()) {
+    init(db: any Store, caller: Caller, now: Date, online: Set<Int64>, status: ServerStatus = ServerStatus()) {
         self.db = db
         self.caller = caller
         self.now = now

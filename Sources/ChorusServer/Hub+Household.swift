@@ -92,10 +92,10 @@ extension Hub {
 /// were queued with `deferWake`, so everything the turn read commits in one batch.
 final class DatabaseWake: TurnPreparing {
     private let loop: EventLoop
-    private let database: DatabaseQueue
+    private let database: any StoreExecutor
     private var scheduled = false
 
-    init(loop: EventLoop, database: DatabaseQueue) {
+    init(loop: EventLoop, database: any StoreExecutor) {
         self.loop = loop
         self.database = database
     }

@@ -15,7 +15,7 @@ final class Hub: ConnectionDelegate {
     let loop: EventLoop
     let configuration: ServerConfiguration
     let accounts: AccountService
-    let database: DatabaseQueue
+    let database: any StoreExecutor
     let clock: any Clock
     let state: ServerState
     /// Only the first hub listens; it hands each new socket to a hub in turn.
@@ -39,7 +39,7 @@ final class Hub: ConnectionDelegate {
     let databaseWake: DatabaseWake
     private var shuttingDown = false
 
-    init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService, database: DatabaseQueue,
+    init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService, database: any StoreExecutor,
          clock: any Clock, state: ServerState) {
         self.loop = loop
         self.configuration = configuration

@@ -4,7 +4,7 @@ import Foundation
 
 /// " · 2 rooms · 3 tasks for you (1 overdue)": what LOGIN's OK tells a person.
 enum LoginSummary {
-    static func text(for user: Int64, db: Database, now: Date) throws -> String {
+    static func text(for user: Int64, db: any Store, now: Date) throws -> String {
         let rooms = try db.rooms(ofUser: user, now: now).count
         let tasks = try db.tasks(in: .mine(user: user), done: false)
         let overdue = tasks.filter(TaskTiming(now: now).isOverdue).count

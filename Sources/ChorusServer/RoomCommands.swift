@@ -55,7 +55,7 @@ extension CommandContext {
         let account = try user(named: name)
         do {
             try db.addMember(room: room.id, user: account.id, role: .member, joined: timestamp)
-        } catch let error as ChorusError where error.code == 409 {
+        } catch let error as StoreError where error.kind == .duplicate {
             throw DomainError.alreadyMember(user: account.name, room: room.name)
         }
         let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(account.name)), ("role", .string("member"))],

@@ -8,7 +8,11 @@ import Foundation
 import ChorusLocking
 import Synchronization
 
-/// A running Chorus server: the database queue, the hashing pool, and event-loop threads
+/// Opens the store once the data folder is locked: the composition root (chorusd, the
+/// tests) picks the engine; the server only knows the `StoreExecutor`, and closes it.
+public typealias StoreOpener = @Sendable (ServerConfiguration) throws -> any StoreExecutor
+
+/// A running Chorus server: the store's executor, the hashing pool, and event-loop threads
 /// (`--loops`), each with a hub and its share of the sessions; the first also listens and
 /// runs the notice scheduler. `start` fails with a `StartupError` naming the problem;
 /// `shutDown` stops it the way SIGTERM should.
@@ -17,7 +21,7 @@ public final class Server: Sendable {
     public let configuration: ServerConfiguration
     private let hubs: [LoopBound<Hub>]
     private let state: ServerState
-    private let database: DatabaseQueue
+    private let database: any StoreExecutor
     private let pool: WorkerPool
     private let loopsFinished = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
@@ -27,10 +31,11 @@ public final class Server: Sendable {
     /// The hub that listens and runs the scheduler.
     private var first: LoopBound<Hub> { hubs[0] }
 
-    /// Starts on the data folder `lock` holds, or locks it first when nil.
-    public static func start(_ configuration: ServerConfiguration, clock: any Clock = SystemClock(),
-                             holding lock: DataFolderLock? = nil) throws -> Server {
-        try Server(configuration, clock: clock, lock: lock ?? lockDataFolder(of: configuration))
+    /// Starts on the data folder `lock` holds, or locks it first when nil, with the store
+    /// `openStore` opens there.
+    public static func start(_ configuration: ServerConfiguration, store openStore: StoreOpener,
+                             clock: any Clock = SystemClock(), holding lock: DataFolderLock? = nil) throws -> Server {
+        try Server(configuration, openStore: openStore, clock: clock, lock: lock ?? lockDataFolder(of: configuration))
     }
 
     /// Makes the data folder if needed and takes its lock: chorusd does this before
@@ -40,16 +45,13 @@ public final class Server: Sendable {
         return try DataFolderLock(folder: configuration.dataDirectory)
     }
 
-    private init(_ configuration: ServerConfiguration, clock: any Clock, lock: DataFolderLock) throws {
+    private init(_ configuration: ServerConfiguration, openStore: StoreOpener, clock: any Clock, lock: DataFolderLock) throws {
         self.configuration = configuration
         Sockets.ignoreSIGPIPE()
         Sockets.raiseOpenFileLimit()
         folderLock = lock
         do {
-            let pageLimit = configuration.databasePageLimit
-            database = try DatabaseQueue(path: configuration.databasePath) { db in
-                if let pageLimit { try db.limitSize(toPages: pageLimit) }
-            }
+            database = try openStore(configuration)
         } catch {
             throw StartupError("cannot open database \(configuration.databasePath): \(error)")
         }

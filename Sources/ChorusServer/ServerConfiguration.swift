@@ -23,7 +23,8 @@ public struct ServerConfiguration: Sendable {
     public var maxPerAddress = 16
     public var exempt: [AddressRange] = AddressRange.loopback
     public var scrypt = ScryptParameters.default
-    /// A cap on the database size in pages (SQLite's max_page_count); past it writes get
+    /// A cap on the database size in pages (SQLite's max_page_count), for the store opener
+    /// to apply (the tests' does; chorusd has no flag for it); past it writes get
     /// `ERR 503 storage full` while reads go on. Nil: only the disk limits it.
     public var databasePageLimit: Int?
     /// Password hashes waiting for a worker before new ones get 503.

@@ -1,60 +1,39 @@
-import CSQLite
-import ChorusCore
+/// A store failure, in terms every engine can give and the server can answer: the
+/// server turns the kind into a protocol code in one place (`AccountService.clientError`).
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// A unique key is taken: that name, that member, that label already exists.
+        case duplicate
+        /// Another rule of the data would break (a reference to nothing, a value out of range).
+        case constraint
+        /// The row the operation names does not exist.
+        case notFound
+        /// No room left to write; reads still work.
+        case full
+        /// The store cannot be used now (I/O error, locked, closed, shutting down): nothing
+        /// the client did, and later may work.
+        case unavailable
+        /// Anything else: a bug, or data the program does not understand.
+        case failed
+    }
 
-/// A failed SQLite call, with SQLite's result code kept.
-///
-/// The code is kept so callers can tell "the disk is full" from "that name is taken"
-/// without parsing text; `chorusError` is what a client may be told.
-public struct StoreError: Error, Sendable, CustomStringConvertible {
-    /// Primary or extended result code (extended codes are enabled on every connection).
-    public let code: Int32
-    /// `sqlite3_errmsg` plus what was being done.
+    public let kind: Kind
+    /// What a client may be told, when the store words it for this case ("name ann is
+    /// taken"); nil when the engine's message is for the log only.
+    public let reason: String?
+    /// What was being done and the engine's own words, for the log.
     public let message: String
 
-    public init(code: Int32, message: String) {
-        self.code = code
-        self.message = message
+    public init(_ kind: Kind, reason: String? = nil, message: String? = nil) {
+        self.kind = kind
+        self.reason = reason
+        self.message = message ?? reason ?? "\(kind)"
     }
 
-    /// Reads the connection's current error text; `doing` says what we were attempting.
-    init(code: Int32, connection: OpaquePointer?, doing: String) {
-        let reason: String
-        if let connection, let text = sqlite3_errmsg(connection) {
-            reason = String(cString: text)
-        } else if let text = sqlite3_errstr(code) {
-            reason = String(cString: text)
-        } else {
-            reason = "unknown error"
-        }
-        self.init(code: code, message: "\(doing): \(reason)")
+    /// The same failure, with what the caller was doing in front of the message.
+    public func doing(_ context: String) -> StoreError {
+        StoreError(kind, reason: reason, message: "\(context): \(message)")
     }
 
-    /// The primary code: the low byte of an extended one.
-    public var primaryCode: Int32 { code & 0xff }
-
-    public var isConstraint: Bool { primaryCode == SQLITE_CONSTRAINT }
-    /// The extended code for a UNIQUE (or PRIMARY KEY) violation, the usual "already exists".
-    public var isUniqueViolation: Bool {
-        code == SQLITE_CONSTRAINT | (8 << 8) || code == SQLITE_CONSTRAINT | (6 << 8)
-    }
-    public var isFull: Bool { primaryCode == SQLITE_FULL }
-    /// The disk or file is unusable: nothing the client did, and retrying later may help.
-    public var isIO: Bool {
-        switch primaryCode {
-        case SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_CORRUPT, SQLITE_NOTADB: true
-        default: false
-        }
-    }
-    public var isBusy: Bool { primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED }
-
-    /// What a client is told. Internal details stay in the log, never on the wire;
-    /// repositories map constraints to a clearer message before this is needed.
-    public var chorusError: ChorusError {
-        if isConstraint { return .conflict("conflicts with existing data") }
-        if isFull { return .unavailable("storage full") }
-        if isIO || isBusy { return .unavailable("storage unavailable") }
-        return .internal("storage error")
-    }
-
-    public var description: String { "SQLite error \(code): \(message)" }
+    public var description: String { "store error (\(kind)): \(message)" }
 }

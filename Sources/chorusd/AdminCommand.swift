@@ -1,5 +1,5 @@
 import ChorusServer
-import ChorusStore
+import ChorusSQLite
 import Foundation
 
 /// `chorusd admin grant|revoke NAME --data DIR`: marks an account as server admin,

@@ -1,7 +1,7 @@
 import ChorusCore
 import ChorusCrypto
 import ChorusServer
-import ChorusStore
+import ChorusSQLite
 import ChorusNet
 import CLinux
 import Foundation
@@ -90,7 +90,8 @@ func serve(_ configuration: ServerConfiguration) {
 
     let server: Server
     do {
-        server = try Server.start(configuration, holding: folderLock)
+        // The composition root picks the engine: SQLite, one file in the data folder.
+        server = try Server.start(configuration, store: { try DatabaseQueue(path: $0.databasePath) }, holding: folderLock)
     } catch {
         fail("\(error)")
     }

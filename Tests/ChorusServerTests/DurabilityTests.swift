@@ -1,6 +1,6 @@
 import ChorusClient
 import ChorusCrypto
-import ChorusStore
+import ChorusSQLite
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import ChorusStore
+import ChorusSQLite
 import Foundation
 import Testing
 

@@ -1,5 +1,5 @@
 import ChorusCore
-import ChorusStore
+import ChorusSQLite
 import Foundation
 import Testing
 

@@ -2,9 +2,20 @@ import ChorusClient
 import ChorusCore
 import ChorusCrypto
 import ChorusServer
+import ChorusSQLite
 import Foundation
 import ChorusLocking
 import Testing
+
+extension TestServer {
+    /// The store chorusd opens, SQLite in the data folder, with the configuration's size
+    /// cap applied (`databasePageLimit`, which only tests set).
+    static let sqlite: StoreOpener = { configuration in
+        try DatabaseQueue(path: configuration.databasePath) { db in
+            if let pages = configuration.databasePageLimit { try db.limitSize(toPages: pages) }
+        }
+    }
+}
 
 /// A temporary folder that removes itself.
 final class TemporaryDirectory {
@@ -51,7 +62,7 @@ final class TestServer {
         configuration.burst = 100_000
         configure(&configuration)
         self.configuration = configuration
-        server = try Server.start(configuration, clock: clock)
+        server = try Server.start(configuration, store: TestServer.sqlite, clock: clock)
     }
 
     deinit {
@@ -68,7 +79,7 @@ final class TestServer {
     /// Starts again on the same data folder (a new port).
     func restart() throws {
         stop()
-        server = try Server.start(configuration, clock: clock)
+        server = try Server.start(configuration, store: TestServer.sqlite, clock: clock)
     }
 
     /// A connected client that has read the greeting.

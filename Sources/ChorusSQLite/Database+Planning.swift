@@ -1,43 +1,16 @@
 import ChorusCore
 import Foundation
+import ChorusStore
 
-/// An event as the log keeps it, ready to be sent again (SYNC, notices at login).
-public struct StoredEvent: Sendable, Equatable {
-    public let id: Int64
-    public let room: Int64?
-    public let name: String
-    public let by: String?
-    public let at: String
-    /// The payload fields as one JSON object.
-    public let payload: String
-    public let text: String
-}
-
-/// Which notice the scheduler owes for a task.
-public enum NoticeKind: String, Sendable, CaseIterable {
-    case overdue
-    case reminder
-    case behind
-
+extension NoticeKind {
+    /// The task columns holding when this notice is owed and whether it was sent.
     var column: (time: String, sent: String) {
         switch self {
-        case .overdue: return ("due_at", "overdue_sent")
-        case .reminder: return ("remind_at", "remind_sent")
-        case .behind: return ("behind_at", "behind_sent")
+        case .overdue: ("due_at", "overdue_sent")
+        case .reminder: ("remind_at", "remind_sent")
+        case .behind: ("behind_at", "behind_sent")
         }
     }
-}
-
-/// Per-member figures for STATS.
-public struct MemberStats: Sendable, Equatable {
-    public let name: String
-    public let role: Role
-    public var done = 0
-    public var doneWeek = 0
-    public var open = 0
-    public var overdue = 0
-    public var points = 0
-    public var pointsWeek = 0
 }
 
 /// The scheduler's notices, DMs, membership spans, SYNC and STATS.

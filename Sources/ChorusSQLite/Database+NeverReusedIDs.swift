@@ -1,4 +1,5 @@
 import CSQLite
+import ChorusStore
 
 extension Database {
     /// Rebuilds `table` so its `id INTEGER PRIMARY KEY` becomes AUTOINCREMENT: without it

@@ -1,7 +1,8 @@
 import ChorusCore
 import Foundation
 import Testing
-@testable import ChorusStore
+@testable import ChorusSQLite
+import ChorusStore
 
 /// Ids are never handed out twice (migration 8), on new files and on files made by
 /// versions that let SQLite reuse the largest id.

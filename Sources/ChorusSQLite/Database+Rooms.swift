@@ -1,5 +1,6 @@
 import ChorusCore
 import Foundation
+import ChorusStore
 
 /// Rooms, members and invites.
 extension Database {
@@ -69,13 +70,13 @@ extension Database {
             .row(.integer(room), .integer(user)) { Role(rawValue: $0.text(0)) } ?? nil
     }
 
-    /// 409 when already a member.
+    /// `.duplicate` when already a member.
     public func addMember(room: Int64, user: Int64, role: Role, joined: String) throws {
         do {
             try prepare("INSERT INTO members (room, user, role, joined) VALUES (?1, ?2, ?3, ?4)")
                 .run(.integer(room), .integer(user), .text(role.rawValue), .text(joined))
-        } catch let error as StoreError where error.isUniqueViolation {
-            throw ChorusError.conflict("already a member")
+        } catch let error as StoreError where error.kind == .duplicate {
+            throw StoreError(.duplicate, reason: "already a member", message: error.message)
         }
     }
 

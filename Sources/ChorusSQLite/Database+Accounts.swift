@@ -1,26 +1,5 @@
 import ChorusCore
-
-/// One row of `users`.
-public struct AccountRecord: Sendable, Equatable {
-    public let id: Int64
-    /// Already folded to lower case by the caller.
-    public let name: String
-    /// `$scrypt$ln=..,r=..,p=..$salt$hash`.
-    public let passwordHash: String
-    public let admin: Bool
-    public let disabled: Bool
-    /// RFC 3339, UTC.
-    public let created: String
-
-    public init(id: Int64, name: String, passwordHash: String, admin: Bool, disabled: Bool, created: String) {
-        self.id = id
-        self.name = name
-        self.passwordHash = passwordHash
-        self.admin = admin
-        self.disabled = disabled
-        self.created = created
-    }
-}
+import ChorusStore
 
 /// The accounts queries, kept together so tests can check their query plans.
 enum AccountSQL {
@@ -42,13 +21,13 @@ enum AccountSQL {
 extension Database {
     /// Creates a non-admin, enabled account.
     ///
-    /// A duplicate name throws 409 ChorusError "name NAME is taken" (the client can act on
-    /// that); any other failure is a StoreError.
+    /// A duplicate name throws `.duplicate` with the reason "name NAME is taken" (the
+    /// client can act on that).
     public func createAccount(name: String, passwordHash: String, created: String) throws -> AccountRecord {
         do {
             try prepare(AccountSQL.insert).run(.text(name), .text(passwordHash), .text(created))
-        } catch let error as StoreError where error.isUniqueViolation {
-            throw ChorusError.conflict("name \(name) is taken")
+        } catch let error as StoreError where error.kind == .duplicate {
+            throw StoreError(.duplicate, reason: "name \(name) is taken", message: error.message)
         }
         return AccountRecord(
             id: lastInsertRowID, name: name, passwordHash: passwordHash,
@@ -66,7 +45,7 @@ extension Database {
     /// Throws 404 when there is no such account: a silent no-op would hide a caller's bug.
     public func setPasswordHash(accountID: Int64, hash: String) throws {
         try prepare(AccountSQL.setPassword).run(.integer(accountID), .text(hash))
-        if changes == 0 { throw ChorusError.notFound("no account with id \(accountID)") }
+        if changes == 0 { throw StoreError(.notFound, reason: "no account with id \(accountID)") }
     }
 
     /// Returns false when there is no such account.

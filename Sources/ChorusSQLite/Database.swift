@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import ChorusStore
 
 /// One SQLite connection, used by one thread only.
 ///
@@ -49,7 +50,7 @@ public final class Database {
             try memberCache.install(on: self, handle: connection)
         } catch let error as StoreError {
             close()
-            throw StoreError(code: error.code, message: "database \(path): \(error.message)")
+            throw error.doing("database \(path)")
         } catch {
             close()
             throw error

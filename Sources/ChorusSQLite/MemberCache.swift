@@ -1,5 +1,6 @@
 import CSQLite
 import ChorusCore
+import ChorusStore
 
 /// Room member lists and members' access to rooms, kept between commands: every chat line
 /// needs its room's members for fan-out and the sender's access (the room's name, their

@@ -1,6 +1,6 @@
 import Foundation
 import ChorusLocking
-@testable import ChorusStore
+@testable import ChorusSQLite
 
 /// A fresh folder per test, removed afterwards, so tests never share a database file.
 final class TempDirectory {

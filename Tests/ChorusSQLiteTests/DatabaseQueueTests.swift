@@ -1,11 +1,13 @@
-import CSQLite
 import ChorusLocking
 import ChorusCore
 import Dispatch
 import Foundation
 import Testing
-@testable import ChorusStore
+@testable import ChorusSQLite
+import ChorusStore
 
+/// SQLite only: how `DatabaseQueue` batches, reruns, checkpoints and fails. What every
+/// executor must do is in ChorusStoreTests' `StoreExecutorTests`.
 @Suite struct DatabaseQueueTests {
     let dir: TempDirectory
     let path: String
@@ -15,7 +17,7 @@ import Testing
         dir = try TempDirectory()
         path = dir.path()
         queue = try DatabaseQueue(path: path)
-        try queue.sync { db in try db.execute("CREATE TABLE t (who INTEGER, seq INTEGER, x TEXT) STRICT") }
+        try queue.syncSQLite { db in try db.execute("CREATE TABLE t (who INTEGER, seq INTEGER, x TEXT) STRICT") }
     }
 
     /// Holds the queue's thread until released, so the next jobs pile up into one batch.
@@ -35,23 +37,7 @@ import Testing
     }
 
     private func committed() throws -> [String] {
-        try queue.sync { db in try db.strings("SELECT x FROM t ORDER BY rowid") }
-    }
-
-    /// When a completion runs, another connection already sees the job's row.
-    @Test func resultsArriveAfterCommit() throws {
-        let path = self.path
-        let seen = Collected<String?>()
-        let done = DispatchSemaphore(value: 0)
-        queue.submit({ db in
-            try db.createAccount(name: "alice", passwordHash: "h", created: "t")
-        }, completion: { _ in
-            let other = try? Database(path: path)
-            seen.append(try? other?.account(named: "alice")?.name)
-            done.signal()
-        })
-        #expect(done.wait(timeout: .now() + 10) == .success)
-        #expect(seen.all == ["alice"])
+        try queue.syncSQLite { db in try db.strings("SELECT x FROM t ORDER BY rowid") }
     }
 
     /// A job that throws in a batch undoes only its own changes; its neighbours commit together.
@@ -62,7 +48,7 @@ import Testing
         let done = DispatchGroup()
         for n in 1...3 {
             done.enter()
-            queue.submit({ db in
+            queue.submitSQLite({ db in
                 try Self.insert("job\(n)")(db)
                 if n == 2 { throw ChorusError.badValue("job 2 fails") }
             }, completion: { result in
@@ -86,13 +72,13 @@ import Testing
     /// Jobs queued with `deferWake` wait for `wakeForQueuedJobs` on an idle queue, then
     /// commit together in one batch: what an event loop read in one turn shares a commit.
     @Test func deferredJobsWaitForTheWakeAndShareABatch() throws {
-        try queue.sync { _ in }
+        try queue.syncSQLite { _ in }
         Thread.sleep(forTimeInterval: 0.05)  // the worker goes back to sleep after that batch
         let before = queue.batchCount
         let done = DispatchGroup()
         for n in 1...5 {
             done.enter()
-            queue.submit({ db in try Self.insert("held\(n)")(db) }, deferWake: true, completion: { _ in done.leave() })
+            queue.submitSQLite({ db in try Self.insert("held\(n)")(db) }, deferWake: true, completion: { _ in done.leave() })
         }
         #expect(done.wait(timeout: .now() + 0.3) == .timedOut, "an idle queue started without the wake")
         #expect(queue.pendingJobs == 5)
@@ -113,7 +99,7 @@ import Testing
             let done = DispatchGroup()
             for n in 1...3 {
                 done.enter()
-                queue.submit({ db in
+                queue.submitSQLite({ db in
                     runs.append(n)
                     if n == failing && !afterWriting { throw ChorusError.notFound("nothing written") }
                     try Self.insert("\(failing)-\(n)")(db)
@@ -143,14 +129,14 @@ import Testing
         let done = DispatchGroup()
         for n in 1...3 {
             done.enter()
-            queue.submit(Self.insert("\(n)")) { _ in
+            queue.submitSQLite(Self.insert("\(n)")) { _ in
                 log.append("job\(n)")
                 done.leave()
             }
         }
         release.signal()
         #expect(done.wait(timeout: .now() + 10) == .success)
-        for n in 0..<2000 { _ = try queue.sync { _ in n } }
+        for n in 0..<2000 { _ = try queue.syncSQLite { _ in n } }
         // The handler runs just after the last completion: give it a moment.
         for _ in 0..<500 where log.all.suffix(2000).filter({ $0 == "end" }).count < 2000 { Thread.sleep(forTimeInterval: 0.01) }
         let entries = log.all
@@ -168,7 +154,7 @@ import Testing
         let jobs = DatabaseQueue.maxBatchSize * 2 + 10
         for n in 0..<jobs {
             done.enter()
-            queue.submit(Self.insert("\(n)")) { _ in done.leave() }
+            queue.submitSQLite(Self.insert("\(n)")) { _ in done.leave() }
         }
         release.signal()
         #expect(done.wait(timeout: .now() + 30) == .success)
@@ -178,7 +164,7 @@ import Testing
 
     /// If COMMIT fails, every job of the batch gets its error and nothing is kept.
     @Test func commitFailureFailsWholeBatch() throws {
-        try queue.sync { db in
+        try queue.syncSQLite { db in
             try db.execute("""
                 CREATE TABLE parent (id INTEGER PRIMARY KEY) STRICT;
                 CREATE TABLE child (p INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED) STRICT;
@@ -193,7 +179,7 @@ import Testing
         ]
         for job in jobs {
             done.enter()
-            queue.submit(job) { result in
+            queue.submitSQLite(job) { result in
                 if case .failure(let error) = result { errors.append(error as? StoreError) } else { errors.append(nil) }
                 done.leave()
             }
@@ -201,9 +187,9 @@ import Testing
         release.signal()
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(errors.all.count == 2)
-        #expect(errors.all.allSatisfy { $0?.isConstraint == true })
+        #expect(errors.all.allSatisfy { $0?.kind == .constraint })
         #expect(try committed().isEmpty)
-        try queue.sync(Self.insert("after"))  // the queue carries on
+        try queue.syncSQLite(Self.insert("after"))  // the queue carries on
         #expect(try committed() == ["after"])
     }
 
@@ -219,7 +205,7 @@ import Testing
         ]
         for job in jobs {
             done.enter()
-            queue.submit(job) { result in
+            queue.submitSQLite(job) { result in
                 outcomes.append((try? result.get()) != nil)
                 done.leave()
             }
@@ -228,78 +214,6 @@ import Testing
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(outcomes.all == [false, false, true])
         #expect(try committed() == ["after"])
-    }
-
-    /// 1000 jobs from 4 threads commit in each thread's submission order.
-    @Test func orderPreservedAcrossThreads() throws {
-        let queue = self.queue
-        let done = DispatchGroup()
-        let failures = Collected<String>()
-        DispatchQueue.concurrentPerform(iterations: 4) { who in
-            for seq in 0..<250 {
-                done.enter()
-                queue.submit(Self.insert("", who: who, seq: seq)) { result in
-                    if case .failure(let error) = result { failures.append("\(error)") }
-                    done.leave()
-                }
-            }
-        }
-        #expect(done.wait(timeout: .now() + 60) == .success)
-        #expect(failures.all.isEmpty)
-        let rows = try queue.sync { db in
-            try db.prepare("SELECT who, seq FROM t ORDER BY rowid").rows { (Int($0.int(0)), Int($0.int(1))) }
-        }
-        #expect(rows.count == 1000)
-        for who in 0..<4 {
-            #expect(rows.filter { $0.0 == who }.map(\.1) == Array(0..<250))
-        }
-    }
-
-    /// close() runs what is queued, then refuses new work with 503.
-    @Test func closeDrainsThenRefuses() throws {
-        let succeeded = Collected<Int>()
-        for n in 0..<100 {
-            queue.submit(Self.insert("\(n)")) { result in
-                if case .success = result { succeeded.append(n) }
-            }
-        }
-        queue.close()
-        #expect(succeeded.all == Array(0..<100))
-        #expect(queue.pendingJobs == 0)
-
-        let late = Collected<ChorusError?>()
-        queue.submit({ _ in 1 }) { late.append((try? $0.get()) == nil ? ChorusError.unavailable("shutting down") : nil) }
-        #expect(late.all == [ChorusError.unavailable("shutting down")])
-        let error = #expect(throws: ChorusError.self) { try queue.sync { _ in 1 } }
-        #expect(error?.code == 503)
-        queue.close()
-
-        let reopened = try Database(path: path)
-        #expect(try reopened.integer("SELECT count(*) FROM t") == 100)
-    }
-
-    /// Errors thrown by jobs arrive unchanged.
-    @Test func errorsPassThrough() throws {
-        try queue.sync { db in _ = try db.createAccount(name: "alice", passwordHash: "h", created: "t") }
-        let conflict = #expect(throws: ChorusError.self) {
-            try queue.sync { db in try db.createAccount(name: "alice", passwordHash: "h", created: "t") }
-        }
-        #expect(conflict == ChorusError.conflict("name alice is taken"))
-        let store = #expect(throws: StoreError.self) { try queue.sync { db in try db.execute("SELECT * FROM nowhere") } }
-        #expect(store?.message.contains("nowhere") == true)
-    }
-
-    /// sync from inside a job fails instead of deadlocking.
-    @Test func syncFromOwnThreadThrows() throws {
-        let queue = self.queue
-        let inner = try queue.sync { _ -> Int in
-            do {
-                return try queue.sync { _ in 1 }
-            } catch let error as ChorusError {
-                return error.code
-            }
-        }
-        #expect(inner == 500)
     }
 
     /// Past a thousand pages of log, the checkpoint runs between batches, never inside a
@@ -315,7 +229,7 @@ import Testing
         // 600 commits of three rows, a page each (a 3,000-byte row fills a page): the log
         // passes the 1,000-page mark at least twice.
         for round in 0..<600 {
-            try queue.sync { db in
+            try queue.syncSQLite { db in
                 longestLogSeen.withLock { $0 = db.peakLogPages }
                 for row in 0..<3 { try Self.insert(blob, who: row, seq: round)(db) }
             }
@@ -345,7 +259,7 @@ import Testing
         // 5,000 one-page jobs queued at once: batches of 256, each but the last leaving
         // more waiting, so the queue never checkpoints because it is idle.
         for round in 0..<5000 {
-            queue.submit({ db in try Self.insert(blob, seq: round)(db) }, completion: { _ in
+            queue.submitSQLite({ db in try Self.insert(blob, seq: round)(db) }, completion: { _ in
                 if round == 4999 { done.signal() }
             })
         }

@@ -1,4 +1,5 @@
 import CSQLite
+import ChorusStore
 
 /// Numbered schema migrations, applied in order at open, each inside its own transaction,
 /// and recorded in `PRAGMA user_version` (the number applied so far).
@@ -231,7 +232,7 @@ extension Database {
                     try execute("PRAGMA user_version = \(index + 1)")
                 }
             } catch let error as StoreError {
-                throw StoreError(code: error.code, message: "migration \(index + 1): \(error.message)")
+                throw error.doing("migration \(index + 1)")
             }
         }
         return migrations.count - current

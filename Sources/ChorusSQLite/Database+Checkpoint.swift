@@ -1,4 +1,5 @@
 import CSQLite
+import ChorusStore
 
 /// When the write-ahead log is copied back into the database file.
 ///

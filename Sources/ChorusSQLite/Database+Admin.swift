@@ -1,19 +1,11 @@
 import ChorusCore
+import ChorusStore
 
 /// What server admins see of the whole server.
 extension Database {
-    public struct Totals: Sendable, Equatable {
-        public let accounts: Int
-        public let rooms: Int
-        public let tasks: Int
-        public let openTasks: Int
-        public let messages: Int
-        public let events: Int
-    }
-
-    public func totals() throws -> Totals {
+    public func totals() throws -> StoreTotals {
         func count(_ sql: String) throws -> Int { Int(try prepare(sql).row { $0.int(0) } ?? 0) }
-        return Totals(accounts: try count("SELECT count(*) FROM users"), rooms: try count("SELECT count(*) FROM rooms"),
+        return StoreTotals(accounts: try count("SELECT count(*) FROM users"), rooms: try count("SELECT count(*) FROM rooms"),
                       tasks: try count("SELECT count(*) FROM tasks"), openTasks: try count("SELECT count(*) FROM tasks WHERE done = 0"),
                       messages: try count("SELECT count(*) FROM messages"), events: try count("SELECT coalesce(max(id), 0) FROM events"))
     }

@@ -1,9 +1,10 @@
-import CSQLite
 import ChorusCore
 import Foundation
 import Testing
-@testable import ChorusStore
+@testable import ChorusSQLite
+import ChorusStore
 
+/// SQLite only: the connection, its statements, migrations and files.
 @Suite struct DatabaseTests {
     let dir: TempDirectory
 
@@ -88,7 +89,8 @@ import Testing
         let db = try Database(path: dir.path())
         let statement = try db.prepare("SELECT ?1 + ?2")
         let error = #expect(throws: StoreError.self) { try statement.bind(1) }
-        #expect(error?.code == SQLITE_RANGE)
+        #expect(error?.message.contains("expects 2 values") == true)
+        #expect(error?.kind == .failed)
         #expect(try statement.row(1, 2) { $0.int(0) } == 3)
     }
 
@@ -151,8 +153,7 @@ import Testing
         let path = file + "/sub/chorus.sqlite"
         let error = #expect(throws: StoreError.self) { try Database(path: path) }
         #expect(error?.message.contains(path) == true)
-        #expect(error?.isIO == true)
-        #expect(error?.chorusError.code == 503)
+        #expect(error?.kind == .unavailable)
     }
 
     /// After close, use throws instead of crashing, and close can be repeated.

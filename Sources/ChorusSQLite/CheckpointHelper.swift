@@ -3,6 +3,7 @@ import CSQLite
 import ChorusLocking
 import Dispatch
 import Foundation
+import ChorusStore
 
 /// Copies the bulk of the write-ahead log back into the database file on a thread of its
 /// own, for a queue that is never idle long enough to do it between batches.

@@ -1,22 +1,15 @@
 import ChorusCore
-
-/// A bot token as listed: never its secret.
-public struct TokenRecord: Sendable, Equatable {
-    public let id: Int64
-    public let label: String
-    public let created: String
-    public let lastUsed: String?
-}
+import ChorusStore
 
 /// Bot tokens: the secret is shown once; the database keeps only its SHA-256 digest.
 extension Database {
-    /// 409 when the account already has a token with this label.
+    /// `.duplicate` when the account already has a token with this label.
     public func createToken(user: Int64, label: String, digest: String, created: String) throws -> TokenRecord {
         do {
             try prepare("INSERT INTO tokens (user, label, digest, created) VALUES (?1, ?2, ?3, ?4)")
                 .run(.integer(user), .text(label), .text(digest), .text(created))
-        } catch let error as StoreError where error.isUniqueViolation {
-            throw ChorusError.conflict("you already have a token labelled \(label)")
+        } catch let error as StoreError where error.kind == .duplicate {
+            throw StoreError(.duplicate, reason: "you already have a token labelled \(label)", message: error.message)
         }
         return TokenRecord(id: lastInsertRowID, label: label, created: created, lastUsed: nil)
     }

@@ -1,10 +1,10 @@
 import CSQLite
-import ChorusCore
 import Dispatch
 import ChorusLocking
 #if canImport(Glibc)
 import Glibc
 #endif
+import ChorusStore
 
 /// One submitted job, with its result type erased so jobs of any type share one queue.
 struct QueueJob: Sendable {
@@ -100,7 +100,7 @@ final class QueueWorker: Sendable {
         case .queued: break
         case .queuedAndWake: wake.signal()
         case .refused:
-            job.fail(ChorusError.unavailable("shutting down"))
+            job.fail(StoreError(.unavailable, reason: "shutting down"))
             batchEnded()
         }
     }

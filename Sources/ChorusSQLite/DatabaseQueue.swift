@@ -1,11 +1,12 @@
 import CLinux
-import ChorusCore
 import Dispatch
 import Foundation
 import ChorusLocking
+import ChorusStore
 
-/// Owns one `Database` on a dedicated thread; jobs submitted from any thread run in
-/// submission order. This is the only way the server touches the database while running.
+/// SQLite's `StoreExecutor`: owns one `Database` on a dedicated thread; jobs submitted
+/// from any thread run in submission order. This is the only way the server touches the
+/// database while running.
 ///
 /// Group commit: the thread takes every job queued so far (up to `maxBatchSize`) as one
 /// batch and runs it inside one `BEGIN IMMEDIATE` transaction. A job that throws undoes
@@ -20,7 +21,7 @@ import ChorusLocking
 /// Completions run on the queue's thread, after the commit: keep them short and hand
 /// real work elsewhere. Jobs must not end the transaction themselves (use
 /// `Database.transaction` or `savepoint`, which nest).
-public final class DatabaseQueue: Sendable {
+public final class DatabaseQueue: StoreExecutor {
     /// Bounds how long the last job of a batch waits for the first ones.
     public static let maxBatchSize = 256
 
@@ -48,16 +49,16 @@ public final class DatabaseQueue: Sendable {
 
     deinit { close() }
 
-    /// Queues `job`; `completion` gets its result after the batch committed, or a 503
-    /// "shutting down" at once when the queue is closed. Errors thrown by the job arrive
-    /// unchanged.
+    /// Queues `job`; `completion` gets its result after the batch committed, or
+    /// `.unavailable` "shutting down" at once when the queue is closed. Errors thrown by
+    /// the job arrive unchanged.
     ///
     /// With `deferWake`, an idle queue does not start on it until `wakeForQueuedJobs()`:
     /// an event loop queues everything one turn read (a client's pipelined burst, several
     /// clients' lines) and then wakes the queue once, so it all shares one batch instead
     /// of the first job starting a batch of its own while the rest are still being read.
     public func submit<T: Sendable>(
-        _ job: @escaping @Sendable (Database) throws -> T,
+        _ job: @escaping @Sendable (any Store) throws -> T,
         deferWake: Bool = false,
         completion: @escaping @Sendable (Result<T, Error>) -> Void
     ) {
@@ -70,6 +71,16 @@ public final class DatabaseQueue: Sendable {
                 }
             },
             fail: { completion(.failure($0)) }), wakeWorker: !deferWake)
+    }
+
+    /// `submit` for a job that needs the SQLite connection itself (SQL, pragmas): tests
+    /// and tools. The queue hands every job its one `Database`, so the cast holds.
+    public func submitSQLite<T: Sendable>(
+        _ job: @escaping @Sendable (Database) throws -> T,
+        deferWake: Bool = false,
+        completion: @escaping @Sendable (Result<T, Error>) -> Void
+    ) {
+        submit({ try job($0 as! Database) }, deferWake: deferWake, completion: completion)
     }
 
     /// Starts an idle queue on the jobs submitted with `deferWake`.
@@ -88,9 +99,9 @@ public final class DatabaseQueue: Sendable {
     ///
     /// Called from the queue's own thread (a job or a completion) it would wait for
     /// itself forever, so that throws instead.
-    public func sync<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) throws -> T {
+    public func sync<T: Sendable>(_ job: @escaping @Sendable (any Store) throws -> T) throws -> T {
         if worker.isWorkerThread {
-            throw ChorusError.internal("DatabaseQueue.sync called from the queue's own thread")
+            throw StoreError(.failed, message: "DatabaseQueue.sync called from the queue's own thread")
         }
         let box = ResultBox<T>()
         let done = DispatchSemaphore(value: 0)
@@ -100,13 +111,18 @@ public final class DatabaseQueue: Sendable {
         }
         done.wait()
         guard let result = box.result.withLock({ $0 }) else {
-            throw ChorusError.internal("database job finished without a result")
+            throw StoreError(.failed, message: "database job finished without a result")
         }
         return try result.get()
     }
 
+    /// `sync` for a job that needs the SQLite connection itself, as `submitSQLite`.
+    public func syncSQLite<T: Sendable>(_ job: @escaping @Sendable (Database) throws -> T) throws -> T {
+        try sync { try job($0 as! Database) }
+    }
+
     /// Runs everything already queued, then closes the database and ends the thread;
-    /// later submits complete with 503 "shutting down". Blocks until done, except when
+    /// later submits complete with `.unavailable` "shutting down". Blocks until done, except when
     /// called from the queue's own thread, which finishes the queue right after.
     /// Safe to call more than once.
     public func close() {

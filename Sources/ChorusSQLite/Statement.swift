@@ -1,4 +1,5 @@
 import CSQLite
+import ChorusStore
 
 /// A prepared statement. Values are only ever bound, never pasted into SQL.
 ///

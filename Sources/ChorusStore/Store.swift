@@ -1,0 +1,146 @@
+import ChorusCore
+import Foundation
+
+/// Everything the server asks of its storage, as one unit of work sees it: a job given to
+/// a `StoreExecutor` gets one of these, and all it does commits together or not at all.
+///
+/// Engine-neutral: records in and out (ChorusCore's and this target's), no SQL. Failures
+/// are `StoreError`s (a taken name is `.duplicate`, a full disk `.full`); errors a job
+/// throws itself pass through unchanged. The server keeps the protocol codes.
+///
+/// Class-bound so that `any Store`, made once per job, is a reference and a witness table.
+public protocol Store: AnyObject {
+    // MARK: Accounts
+
+    /// Creates a non-admin, enabled account; `.duplicate` ("name NAME is taken") when the name is.
+    func createAccount(name: String, passwordHash: String, created: String) throws -> AccountRecord
+    func account(named name: String) throws -> AccountRecord?
+    func account(id: Int64) throws -> AccountRecord?
+    /// `.notFound` when there is no such account: a silent no-op would hide a caller's bug.
+    func setPasswordHash(accountID: Int64, hash: String) throws
+    /// False when there is no such account.
+    func setAdmin(name: String, _ admin: Bool) throws -> Bool
+    func accountCount() throws -> Int
+
+    // MARK: Server admin
+
+    func totals() throws -> StoreTotals
+    /// Every account by name, with how many rooms it is in.
+    func allAccounts() throws -> [(account: AccountRecord, rooms: Int)]
+    /// Every room by id, with its member count, owner and open tasks.
+    func allRooms() throws -> [(id: Int64, name: String, members: Int, owner: String, open: Int)]
+    /// False when there is no such account.
+    func setDisabled(name: String, _ disabled: Bool) throws -> Bool
+
+    // MARK: Rooms, members, invites
+
+    /// A new room with `ownerID` as its owner; returns its id (never one used before).
+    func createRoom(name: String, ownerID: Int64, created: String) throws -> Int64
+    /// The user's rooms by id, with their progress bar as of `now`.
+    func rooms(ofUser user: Int64, now: Date) throws -> [RoomRecord]
+    /// The room if `user` is a member of it; nil otherwise (to the caller: no such room).
+    func room(id: Int64, forUser user: Int64, now: Date) throws -> RoomRecord?
+    /// The room's name and the user's role, if a member: the check every room command starts with.
+    func roomAccess(id: Int64, forUser user: Int64) throws -> RoomAccess?
+    /// The ids of the user's rooms with this name, compared case-insensitively (Unicode, not only ASCII).
+    func roomIDs(named name: String, forUser user: Int64) throws -> [Int64]
+    /// The owner, then admins, then members, each by name.
+    func members(ofRoom room: Int64) throws -> [MemberRecord]
+    /// The members' ids, ascending: every event's audience, so this must be cheap.
+    func memberIDs(ofRoom room: Int64) throws -> [Int64]
+    func role(ofUser user: Int64, inRoom room: Int64) throws -> Role?
+    /// `.duplicate` ("already a member") when the user is one.
+    func addMember(room: Int64, user: Int64, role: Role, joined: String) throws
+    /// Also hands the user's chores in that room back to nobody.
+    func removeMember(room: Int64, user: Int64) throws
+    func setRole(room: Int64, user: Int64, role: Role) throws
+    func renameRoom(_ room: Int64, to name: String) throws
+    /// Removes the room with its members, invites, tasks (and their subtasks and comments) and messages.
+    func deleteRoom(_ room: Int64) throws
+    func createInvite(code: String, room: Int64, createdBy: Int64, usesLeft: Int?, expires: String?, created: String) throws
+    func invites(ofRoom room: Int64) throws -> [InviteRecord]
+    func invite(code: String) throws -> InviteRecord?
+    /// Counts one use; an invite with no uses left is gone.
+    func useInvite(code: String) throws
+    /// False when the room has no such invite.
+    func deleteInvite(code: String, room: Int64) throws -> Bool
+
+    // MARK: Tasks
+
+    /// Returns the new task's id (never one used before). Its notice moments, and so its
+    /// place in due order, come with its first `updateTask` (TASK ADD saves at once).
+    func insertTask(_ draft: TaskDraft) throws -> Int64
+    /// With a parent's progress computed from its subtasks.
+    func task(id: Int64) throws -> TaskRecord?
+    func subtasks(of parent: Int64) throws -> [TaskRecord]
+    /// Every task in the scope, soonest due first (none last): open ones, done ones, or
+    /// (nil) both; with `finishedSince`, only the done ones finished since then.
+    func tasks(in scope: TaskScope, done: Bool?, finishedSince: String?) throws -> [TaskRecord]
+    /// Stores every field, and re-arms a notice already sent only when its moment moved.
+    func updateTask(_ task: TaskRecord) throws
+    /// Deletes the task with its subtasks and comments.
+    func deleteTask(id: Int64) throws
+
+    // MARK: Chat
+
+    /// Returns the message's id.
+    func insertMessage(room: Int64, sender: Int64, text: String, at: String) throws -> Int64
+    /// The newest `limit` messages before `beforeID` (all when nil), oldest first.
+    func history(room: Int64, limit: Int, beforeID: Int64?) throws -> [MessageRecord]
+    func insertComment(task: Int64, sender: Int64, text: String, at: String) throws -> Int64
+    func comments(onTask task: Int64, room: Int64?) throws -> [CommentRecord]
+    /// Returns the DM's id.
+    func insertDM(sender: Int64, recipient: Int64, text: String, at: String) throws -> Int64
+
+    // MARK: The event log
+
+    /// Stores an event and returns its id: ids grow in commit order and are never reused.
+    /// `room` is set for room events, `user` for events addressed to one user.
+    func appendEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
+                     payload: String, text: String) throws -> Int64
+    /// The newest event id, 0 for an empty log.
+    func lastEventID() throws -> Int64
+    /// Marks an event as a DM between two users, so SYNC finds it for both.
+    func setEventPeer(event: Int64, peer: Int64) throws
+    /// Starts the user's span in the room at `event`, inclusive (SYNC replays the room inside spans).
+    func openMembership(room: Int64, user: Int64, fromEvent event: Int64) throws
+    /// Ends the user's span (or every span of the room when `user` is nil) at `event`, inclusive.
+    func closeMembership(room: Int64, user: Int64?, atEvent event: Int64) throws
+    /// SYNC: up to `limit` events after `after`, in id order, that are the user's own
+    /// (`user` or `peer`) or a room's while the user belonged to it.
+    func events(forUser user: Int64, after: Int64, limit: Int) throws -> [StoredEvent]
+
+    // MARK: The scheduler's notices
+
+    /// Task ids whose notice of this kind is due at `now` (unix seconds) and not yet sent.
+    func dueNotices(_ kind: NoticeKind, now: Int64) throws -> [Int64]
+    func markNoticeSent(_ kind: NoticeKind, task: Int64) throws
+    /// The earliest moment (unix seconds) any open task is owed a notice.
+    func nextNoticeTime() throws -> Int64?
+    /// Keeps a notice for a user who had no session when it fired.
+    func addPendingNotice(user: Int64, event: Int64) throws
+    /// The notices kept for this user, oldest first, and forgets them.
+    func takePendingNotices(user: Int64) throws -> [StoredEvent]
+
+    // MARK: STATS
+
+    /// Each member's finished, open and overdue chores and points, all time and this week.
+    func memberStats(room: Int64, now: Date) throws -> [MemberStats]
+
+    // MARK: Bot tokens
+
+    /// `.duplicate` when the user has a token with this label.
+    func createToken(user: Int64, label: String, digest: String, created: String) throws -> TokenRecord
+    func tokens(ofUser user: Int64) throws -> [TokenRecord]
+    /// The token's id and account for a digest, marking it used at `time`.
+    func useToken(digest: String, at time: String) throws -> (tokenID: Int64, account: AccountRecord)?
+    /// Deletes the user's token with this label; its id, nil when there is none.
+    func revokeToken(user: Int64, label: String) throws -> Int64?
+}
+
+extension Store {
+    /// Every task in the scope, open, done or both.
+    public func tasks(in scope: TaskScope, done: Bool?) throws -> [TaskRecord] {
+        try tasks(in: scope, done: done, finishedSince: nil)
+    }
+}

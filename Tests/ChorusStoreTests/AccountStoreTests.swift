@@ -1,0 +1,103 @@
+import ChorusCore
+import ChorusStore
+import Testing
+
+/// Accounts, server admin and bot tokens, on every engine.
+@Suite struct AccountStoreTests {
+    /// A created account is found by name and by id, with the defaults.
+    @Test(arguments: StoreEngine.all) func createAndLookUp(_ engine: StoreEngine) throws {
+        let store = try StoreFixture(engine)
+        let made = try store.run { try $0.createAccount(name: "alice", passwordHash: "$scrypt$x", created: "2024-05-01T10:00:00Z") }
+        #expect(made.id > 0 && !made.admin && !made.disabled)
+        #expect(made.name == "alice" && made.passwordHash == "$scrypt$x" && made.created == "2024-05-01T10:00:00Z")
+        let found = try store.run { db in
+            (try db.account(named: "alice"), try db.account(id: made.id), try db.account(named: "bob"),
+             try db.account(id: made.id + 1), try db.accountCount())
+        }
+        #expect(found.0 == made)
+        #expect(found.1 == made)
+        #expect(found.2 == nil && found.3 == nil)
+        #expect(found.4 == 1)
+    }
+
+    /// A taken name is a duplicate, with a reason a client can be shown.
+    @Test(arguments: StoreEngine.all) func duplicateNameIsADuplicate(_ engine: StoreEngine) throws {
+        let store = try StoreFixture(engine)
+        _ = try store.run { try $0.createAccount(name: "alice", passwordHash: "h", created: "t") }
+        let error = #expect(throws: StoreError.self) {
+            try store.run { try $0.createAccount(name: "alice", passwordHash: "h2", created: "t") }
+        }
+        #expect(error?.kind == .duplicate)
+        #expect(error?.reason == "name alice is taken")
+        #expect(try store.run { try $0.accountCount() } == 1)
+    }
+
+    /// setAdmin, setDisabled and setPasswordHash change one account and report a missing one.
+    @Test(arguments: StoreEngine.all) func updates(_ engine: StoreEngine) throws {
+        let store = try StoreFixture(engine)
+        let alice = try store.run { try $0.createAccount(name: "alice", passwordHash: "old", created: "t") }
+        #expect(try store.run { try $0.setAdmin(name: "alice", true) })
+        #expect(try store.run { try $0.account(named: "alice")?.admin } == true)
+        #expect(try store.run { try $0.setAdmin(name: "alice", false) })
+        #expect(try store.run { try $0.account(named: "alice")?.admin } == false)
+        #expect(try store.run { try $0.setAdmin(name: "nobody", true) } == false)
+        #expect(try store.run { try $0.setDisabled(name: "alice", true) })
+        #expect(try store.run { try $0.account(id: alice.id)?.disabled } == true)
+        #expect(try store.run { try $0.setDisabled(name: "nobody", true) } == false)
+
+        try store.run { try $0.setPasswordHash(accountID: alice.id, hash: "new") }
+        #expect(try store.run { try $0.account(id: alice.id)?.passwordHash } == "new")
+        let error = #expect(throws: StoreError.self) { try store.run { try $0.setPasswordHash(accountID: 999, hash: "x") } }
+        #expect(error?.kind == .notFound)
+    }
+
+    /// Text is stored as given, whatever it holds, and is still there after reopening.
+    @Test(arguments: StoreEngine.all) func textRoundTripsAndLasts(_ engine: StoreEngine) throws {
+        let store = try StoreFixture(engine)
+        let names = ["x'); DROP TABLE users; --", "zoë 🎶", "a\"b\\c", "%_*"]
+        for name in names { _ = try store.run { try $0.createAccount(name: name, passwordHash: "h", created: "now") } }
+        try store.reopen()
+        #expect(try store.run { db in try names.map { try db.account(named: $0)?.name } } == names)
+        #expect(try store.run { try $0.accountCount() } == names.count)
+    }
+
+    /// ADMIN's lists and totals count what is there.
+    @Test(arguments: StoreEngine.all) func adminListsAndTotals(_ engine: StoreEngine) throws {
+        let store = try StoreFixture(engine)
+        let home = try store.household()
+        try store.run { db in
+            try db.addMember(room: home.room, user: home.bob, role: .member, joined: "t")
+            _ = try db.insertTask(TaskDraft(room: home.room, owner: nil, title: "Bins", creator: home.alice, created: "t"))
+            _ = try db.insertMessage(room: home.room, sender: home.alice, text: "hi", at: "t")
+            _ = try db.appendEvent(room: home.room, user: nil, name: "message", by: "alice", at: "t", payload: "{}", text: "hi")
+        }
+        let accounts = try store.run { try $0.allAccounts().map { "\($0.account.name) \($0.rooms)" } }
+        #expect(accounts == ["alice 1", "bob 1"])
+        let rooms = try store.run { try $0.allRooms().map { "\($0.id) \($0.name) \($0.members) \($0.owner) \($0.open)" } }
+        #expect(rooms == ["\(home.room) Flat 2B 2 alice 1"])
+        let totals = try store.run { try $0.totals() }
+        #expect(totals == StoreTotals(accounts: 2, rooms: 1, tasks: 1, openTasks: 1, messages: 1, events: totals.events))
+        #expect(totals.events >= 1)
+    }
+
+    /// A token is listed without its secret, logs its account in by digest (marking it
+    /// used), is unique per label, and once revoked logs nobody in.
+    @Test(arguments: StoreEngine.all) func botTokens(_ engine: StoreEngine) throws {
+        let store = try StoreFixture(engine)
+        let alice = try store.run { try $0.createAccount(name: "alice", passwordHash: "h", created: "t") }
+        let made = try store.run { try $0.createToken(user: alice.id, label: "bot", digest: "d1", created: "t0") }
+        #expect(made.label == "bot" && made.lastUsed == nil)
+        let duplicate = #expect(throws: StoreError.self) {
+            try store.run { try $0.createToken(user: alice.id, label: "bot", digest: "d2", created: "t0") }
+        }
+        #expect(duplicate?.kind == .duplicate)
+        #expect(duplicate?.reason == "you already have a token labelled bot")
+        let used = try store.run { try $0.useToken(digest: "d1", at: "t1") }
+        #expect(used?.tokenID == made.id && used?.account == alice)
+        #expect(try store.run { try $0.useToken(digest: "nope", at: "t1") } == nil)
+        #expect(try store.run { try $0.tokens(ofUser: alice.id) } == [TokenRecord(id: made.id, label: "bot", created: "t0", lastUsed: "t1")])
+        #expect(try store.run { try $0.revokeToken(user: alice.id, label: "bot") } == made.id)
+        #expect(try store.run { try $0.revokeToken(user: alice.id, label: "bot") } == nil)
+        #expect(try store.run { try $0.useToken(digest: "d1", at: "t2") } == nil)
+    }
+}
