@@ -97,7 +97,7 @@ extension Hub {
                      _ work: @escaping @Sendable (CommandContext) throws -> CommandResult) {
         guard let account = session.account else { return }
         let caller = Caller(id: account.id, name: account.name)
-        let online = needsLoopState ? state.onlineUsers : []
+        let online = needsLoopState ? state.presence.onlineUsers : []
         let status = needsLoopState ? self.status : ServerStatus()
         let sessionID = session.id
         let tag = request.tag
@@ -121,7 +121,7 @@ extension Hub {
             let outcome = result.mapError(AccountService.clientError)
             let hubs = state.hubs
             let fanOut = (try? outcome.get()).map { FanOut($0, issuer: sessionID, state: state, loops: hubs.count) }
-            let gate = fanOut?.send(to: hubs, replyingFrom: hub)
+            let gate = fanOut.flatMap { state.bus.publish($0, issuer: hub) }
             hub.loop.enqueue {
                 let hub = hub.value
                 let reply: Reply = switch outcome {
@@ -131,7 +131,7 @@ extension Hub {
                 hub.queueReply(reply, tag: tag, to: sessionID, after: gate, deliveries: fanOut?.deliveries ?? [])
                 fanOut?.run(on: hub, withReply: true)
             }
-            if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = hubs.first {
+            if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = state.schedulerHub {
                 scheduler.loop.enqueue { scheduler.value.armNoticeTimer(at: next) }
             }
         }

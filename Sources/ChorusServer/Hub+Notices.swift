@@ -37,7 +37,7 @@ extension Hub {
         }) { result in
             if case .success(let fired) = result {
                 let hubs = state.hubs
-                FanOut(fired, issuer: nil, state: state, loops: hubs.count).send(to: hubs, replyingFrom: nil, whenWritten: done)
+                state.bus.publish(FanOut(fired, issuer: nil, state: state, loops: hubs.count), issuer: nil, whenWritten: done)
             } else {
                 done?()
             }

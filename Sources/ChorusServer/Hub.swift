@@ -150,13 +150,13 @@ final class Hub: ConnectionDelegate {
         if let old = session.account {
             sessionsByUser[old.id]?.removeAll { $0 === session }
             if sessionsByUser[old.id]?.isEmpty == true { sessionsByUser[old.id] = nil }
-            state.loggedOut(old.id)
+            state.presence.loggedOut(old.id)
         }
         session.account = account
         if account == nil { session.tokenID = nil }
         if let account {
             sessionsByUser[account.id, default: []].append(session)
-            state.loggedIn(account.id)
+            state.presence.loggedIn(account.id)
         }
     }
 
@@ -164,15 +164,15 @@ final class Hub: ConnectionDelegate {
     /// one that caused it; they get it before this turn's writes. The bytes were rendered
     /// once per format; every recipient shares them.
     /// Returns the notices that reached someone here (see `OfflineNotices`).
-    func deliver(_ deliveries: [Delivery], except issuer: UInt64?, noticesToo: Bool) -> [OfflineNotices.Pair] {
-        var reached: [OfflineNotices.Pair] = []
+    func deliver(_ deliveries: [Delivery], except issuer: UInt64?, noticesToo: Bool) -> [UserNotice] {
+        var reached: [UserNotice] = []
         for delivery in deliveries {
             // A notice is nobody's reply, so even the session whose command set it off hears
             // it: after that reply, which carries it (`noticesToo`), or here on other loops.
             let skipped = delivery.isNotice && !noticesToo ? nil : issuer
             pendingFanOut.add(delivery.event, to: recipients(of: delivery.audience), skipping: skipped)
             if delivery.isNotice {
-                reached += delivery.audience.filter { sessionsByUser[$0] != nil }.map { .init(user: $0, event: delivery.id) }
+                reached += delivery.audience.filter { sessionsByUser[$0] != nil }.map { UserNotice(user: $0, event: delivery.id) }
             }
         }
         return reached
@@ -212,7 +212,7 @@ final class Hub: ConnectionDelegate {
     var status: ServerStatus {
         let lastMinute = state.eventsLastMinute
         let uptime = Double(MonotonicTime.nanoseconds() - startedAt) / 1e9
-        return ServerStatus(sessions: state.sessionCount.load(ordering: .relaxed), usersOnline: state.onlineUserCount,
+        return ServerStatus(sessions: state.sessionCount.load(ordering: .relaxed), usersOnline: state.presence.onlineUserCount,
                             uptime: uptime, eventsPerSecond: Double(lastMinute) / min(60, max(1, uptime)),
                             eventsLastMinute: lastMinute, limitCloses: state.limitCloses.withLock { $0 },
                             droppedLogLines: Log.droppedLines)
@@ -324,18 +324,15 @@ final class Hub: ConnectionDelegate {
     func runOffLoop<T: Sendable>(
         _ session: Session, tag: String?,
         start: (@escaping @Sendable (Result<T, ChorusError>) -> Void) -> Void,
-        failed: @escaping (ChorusError) -> Void = { _ in },
         finish: @escaping (Session, T) -> Reply
     ) {
         session.beginCommand()
         let id = session.id
         let hub = bound
         let boundFinish = LoopBound(finish, loop: loop)
-        let boundFailed = LoopBound(failed, loop: loop)
         start { result in
             hub.loop.execute {
                 let hub = hub.value
-                if case .failure(let error) = result { boundFailed.value(error) }
                 guard let session = hub.sessions[id] else { return }
                 session.endCommand()
                 switch result {
