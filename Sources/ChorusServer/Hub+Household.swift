@@ -31,10 +31,12 @@ extension Hub {
     /// Each session waits only for its own replies' events, never for another's.
     func releaseReplies(of id: UInt64) {
         guard let session = sessions[id] else { return }
+        // The replies follow the events already due to the session.
+        pendingFanOut.flush()
         var sent = false
         while let next = session.pendingReplies.first, next.gate?.isOpen ?? true {
             _ = session.pendingReplies.popFirst()
-            session.inFlight -= 1
+            session.input.answered()
             session.send(next.reply, tag: next.tag)
             for notice in next.notices { session.send(notice) }
             sent = true
@@ -104,7 +106,7 @@ extension Hub {
         let hub = bound
         let clock = self.clock
         let state = self.state
-        session.inFlight += 1
+        session.input.sent()
         databaseWake.schedule()
         database.submit({ db in
             let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status)

@@ -60,6 +60,7 @@ extension Hub {
         let id = session.id
         loop.atEndOfTurn { [unowned self] in
             guard let session = sessions[id] else { return }
+            pendingFanOut.flush()
             for event in events {
                 session.send(Event.storedRendering(id: event.id, name: event.name, at: event.at, by: event.by,
                                                     payload: event.payload, text: event.text))
