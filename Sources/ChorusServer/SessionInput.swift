@@ -100,9 +100,7 @@ struct SessionInput<Line> {
 
     /// A command that changes the session started: nothing else runs until it answers.
     mutating func runAlone() -> Action {
-        guard case .reading = state else { return .none }
-        state = .waitingForReply
-        return .pauseReading
+        stopReading(until: .waitingForReply)
     }
 
     /// That command answered.
@@ -121,9 +119,7 @@ struct SessionInput<Line> {
 
     /// The rate limit ran out of tokens.
     mutating func outOfTokens() -> Action {
-        guard case .reading = state else { return .none }
-        state = .waitingForToken
-        return .pauseReading
+        stopReading(until: .waitingForToken)
     }
 
     /// A token is back.
@@ -131,6 +127,12 @@ struct SessionInput<Line> {
         guard case .waitingForToken = state else { return .none }
         state = .reading
         return .resumeReading
+    }
+
+    private mutating func stopReading(until waiting: State) -> Action {
+        guard case .reading = state else { return .none }
+        state = waiting
+        return .pauseReading
     }
 
     /// Shutdown: stop taking commands. A held line is dropped unanswered (it would never
