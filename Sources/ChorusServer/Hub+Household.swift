@@ -31,11 +31,12 @@ extension Hub {
     /// Each session waits only for its own replies' events, never for another's.
     func releaseReplies(of id: UInt64) {
         guard let session = sessions[id] else { return }
-        // The replies follow the events already due to the session.
-        pendingFanOut.flush()
         var sent = false
         while let next = session.pendingReplies.first, next.gate?.isOpen ?? true {
             _ = session.pendingReplies.popFirst()
+            // The replies follow the events already due to the session. Only when one goes:
+            // a flush copies every recipient's events, which the turn's end writes directly.
+            if !sent { pendingFanOut.flush() }
             session.input.answered()
             session.send(next.reply, tag: next.tag)
             for notice in next.notices { session.send(notice) }

@@ -54,7 +54,7 @@ final class Hub: ConnectionDelegate {
 
     /// A socket the listener accepted and gave to this loop: it becomes a session here.
     func accept(_ accepted: AcceptedSocket) {
-        _ = sessions.admit(accepted, delegate: self)
+        sessions.admit(accepted, delegate: self)
     }
 
     func connectionDidOpen(_ connection: Connection) {
@@ -79,7 +79,7 @@ final class Hub: ConnectionDelegate {
     }
 
     func connectionDidClose(_ connection: Connection, reason: String) {
-        _ = sessions.remove(connection)
+        sessions.remove(connection)
     }
 
     /// Logs a session in or out (`SessionTable.setAccount`).
@@ -90,7 +90,7 @@ final class Hub: ConnectionDelegate {
     /// Hands each event to `PendingFanOut` for this loop's sessions of its audience but the
     /// one that caused it; they get it before this turn's writes. The bytes were rendered
     /// once per format; every recipient shares them.
-    /// Returns the notices that reached someone here (see `OfflineNotices`).
+    /// Returns the notices that reached someone here (`NoticeLedger` holds the rest).
     func deliver(_ deliveries: [Delivery], except issuer: UInt64?, noticesToo: Bool) -> [UserNotice] {
         var reached: [UserNotice] = []
         for delivery in deliveries {
@@ -171,13 +171,15 @@ final class Hub: ConnectionDelegate {
             }
             // Household commands may overlap; anything else waits for them, so replies keep
             // request order.
-            if session.input.admit(line, overlaps: isHousehold(line, for: session)) == .hold {
+            let overlaps = isHousehold(line, for: session)
+            if session.input.admit(line, overlaps: overlaps) == .hold {
                 session.apply(.pauseReading)
                 break
             }
-            // What this line writes (a reply, a new output mode) comes after the events
-            // already due to the session.
-            pendingFanOut.flush()
+            // What any other line writes (a reply, a new output mode) comes after the events
+            // already due to the session. A household command writes nothing now: its reply
+            // goes out through `releaseReplies`, which flushes.
+            if !overlaps { pendingFanOut.flush() }
             switch line {
             case .reply(let reply, let tag): session.send(reply, tag: tag)
             case .request(let request): handle(request, from: session)

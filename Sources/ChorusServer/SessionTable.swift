@@ -39,6 +39,7 @@ final class SessionTable {
     /// A socket the listener gave this loop, as a session reading through `delegate`; nil
     /// when refused outright. A session over a limit is admitted with a `refusal`, told
     /// after its handshake.
+    @discardableResult
     func admit(_ accepted: AcceptedSocket, delegate: any ConnectionDelegate) -> Session? {
         // Far past the limit, do not even spend a handshake on it.
         if refusesNew || state.sessionCount.load(ordering: .relaxed) >= configuration.maxConnections + 64 {
@@ -72,8 +73,8 @@ final class SessionTable {
     }
 
     /// The connection closed: the session leaves the table, its login and its counts.
-    func remove(_ connection: Connection) -> Session? {
-        guard let session = byID.removeValue(forKey: connection.id) else { return nil }
+    func remove(_ connection: Connection) {
+        guard let session = byID.removeValue(forKey: connection.id) else { return }
         if let limit = connection.limitClose { logLimitClose(limit, of: session) }
         state.sessionCount.subtract(1, ordering: .relaxed)
         setAccount(nil, of: session)
@@ -83,7 +84,6 @@ final class SessionTable {
                 if counts[address] == 0 { counts[address] = nil }
             }
         }
-        return session
     }
 
     /// One `key=value` line per close a limit forced, and its count for ADMIN STATS.
