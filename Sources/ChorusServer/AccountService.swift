@@ -14,14 +14,17 @@ final class AccountService: Sendable {
     private let hasher: PasswordHasher
     private let pool: WorkerPool
     private let clock: any Clock
+    private let loginCounts: any FailedLoginCounts
     /// A hash of a random password at the current cost: an unknown name is checked
     /// against it, so it costs the same time as a wrong password.
     private let decoyHash: String
 
     static let loginFailed = ChorusError.unauthorized("wrong name or password")
 
-    init(database: any StoreExecutor, hasher: PasswordHasher, pool: WorkerPool, clock: any Clock) throws {
+    init(database: any StoreExecutor, hasher: PasswordHasher, pool: WorkerPool, clock: any Clock,
+         loginCounts: any FailedLoginCounts) throws {
         self.database = database
+        self.loginCounts = loginCounts
         self.hasher = hasher
         self.pool = pool
         self.clock = clock
@@ -48,17 +51,34 @@ final class AccountService: Sendable {
         }
     }
 
-    func login(name rawName: String, password: String, completion: @escaping Completion<SignedInAccount>) {
+    /// Failed logins count per lowercased name and per name and address (`FailedLoginCounts`),
+    /// checked off the loop: on several nodes the counts are shared rows.
+    func login(name rawName: String, password: String, from address: String, completion: @escaping Completion<SignedInAccount>) {
         // A malformed name cannot exist, but it still pays for a hash: no timing tells.
         let name = (try? AccountRules.normalizedName(rawName)) ?? ""
-        read({ db in name.isEmpty ? nil : try db.account(named: name) }, completion) { [self] record in
+        let key = rawName.lowercased()
+        read({ [loginCounts, clock] db -> Result<AccountRecord?, ChorusError> in
+            if let wait = loginCounts.admit(name: key, address: address, now: clock.now()) {
+                return .failure(.slowDown("too many failed logins for \(key); try again in \(Int(wait.rounded(.up))) s"))
+            }
+            return .success(name.isEmpty ? nil : try db.account(named: name))
+        }, completion) { [self] lookup in
+            let record: AccountRecord?
+            switch lookup {
+            case .success(let found): record = found
+            case .failure(let throttled): return completion(.failure(throttled))
+            }
             onPool(completion) { [self] in
                 let matches = hasher.verify(password, against: record?.passwordHash ?? decoyHash)
-                guard matches, let account = record else { return completion(.failure(Self.loginFailed)) }
+                guard matches, let account = record else {
+                    loginCounts.failed(name: key, address: address, now: clock.now())
+                    return completion(.failure(Self.loginFailed))
+                }
                 // Only someone who knows the password learns the account is disabled.
                 guard !account.disabled else {
                     return completion(.failure(.forbidden("this account is disabled; ask a server admin")))
                 }
+                loginCounts.succeeded(name: key, address: address)
                 guard hasher.needsRehash(account.passwordHash) else { return completion(.success(SignedInAccount(account))) }
                 // An older cost: store a new hash before answering, so the upgrade is as
                 // durable as the login (it happens once per account and cost change).

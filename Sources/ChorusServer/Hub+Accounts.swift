@@ -20,16 +20,12 @@ extension Hub {
         }
     }
 
-    /// LOGIN NAME PASSWORD — an unknown name and a wrong password answer alike.
+    /// LOGIN NAME PASSWORD — an unknown name and a wrong password answer alike; too many
+    /// failures answer 429 (`FailedLoginCounts`).
     func login(name: String, password: String, session: Session, tag: String?) {
-        let key = name.lowercased()
         let address = session.connection.peerHost
-        if let wait = state.loginThrottle.withLock({ $0.wait(name: key, address: address, now: clock.now()) }) {
-            session.send(.error(.slowDown("too many failed logins for \(key); try again in \(Int(wait.rounded(.up))) s")), tag: tag)
-            return
-        }
         runOffLoop(session, tag: tag) { [accounts, database, clock] done in
-            accounts.login(name: name, password: password) { result in
+            accounts.login(name: name, password: password, from: address) { result in
                 guard case .success(let account) = result else {
                     return done(result.map { LoginOutcome(account: $0, summary: "", notices: []) })
                 }
@@ -41,10 +37,7 @@ extension Hub {
                     done(.success(LoginOutcome(account: account, summary: summary, notices: notices)))
                 }
             }
-        } failed: { [unowned self] error in
-            if error.code == 401 { state.loginThrottle.withLock { $0.recordFailure(name: key, address: address, now: clock.now()) } }
         } finish: { [unowned self] session, login in
-            state.loginThrottle.withLock { $0.recordSuccess(name: key, address: address) }
             setAccount(login.account, of: session)
             session.tokenID = nil
             sendPendingNotices(login.notices, to: session)

@@ -26,7 +26,10 @@ extension Hub {
         var sent = false
         while let next = session.pendingReplies.first, next.gate?.isOpen ?? true {
             _ = session.pendingReplies.popFirst()
-            session.inFlight -= 1
+            // The replies follow the events already due to the session. Only when one goes:
+            // a flush copies every recipient's events, which the turn's end writes directly.
+            if !sent { pendingFanOut.flush() }
+            session.input.answered()
             session.send(next.reply, tag: next.tag)
             for notice in next.notices { session.send(notice) }
             sent = true
@@ -47,14 +50,14 @@ extension Hub {
                      _ work: @escaping @Sendable (CommandContext) throws -> CommandResult) {
         guard let account = session.account else { return }
         let caller = Caller(id: account.id, name: account.name)
-        let online = needsLoopState ? state.onlineUsers : []
+        let online = needsLoopState ? state.presence.onlineUsers : []
         let status = needsLoopState ? self.status : ServerStatus()
         let sessionID = session.id
         let tag = request.tag
         let hub = bound
         let clock = self.clock
         let state = self.state
-        session.inFlight += 1
+        session.input.sent()
         databaseWake.schedule()
         database.submit({ db in
             let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status)
@@ -71,7 +74,7 @@ extension Hub {
             let outcome = result.mapError(AccountService.clientError)
             let hubs = state.hubs
             let fanOut = (try? outcome.get()).map { FanOut($0, issuer: sessionID, state: state, loops: hubs.count) }
-            let gate = fanOut?.send(to: hubs, replyingFrom: hub)
+            let gate = fanOut.flatMap { state.bus.publish($0, issuer: hub) }
             hub.loop.enqueue {
                 let hub = hub.value
                 let reply: Reply = switch outcome {
@@ -81,7 +84,7 @@ extension Hub {
                 hub.queueReply(reply, tag: tag, to: sessionID, after: gate, deliveries: fanOut?.deliveries ?? [])
                 fanOut?.run(on: hub, withReply: true)
             }
-            if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = hubs.first {
+            if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = state.schedulerHub {
                 scheduler.loop.enqueue { scheduler.value.armNoticeTimer(at: next) }
             }
         }

@@ -37,7 +37,7 @@ extension Hub {
         }) { result in
             if case .success(let fired) = result {
                 let hubs = state.hubs
-                FanOut(fired, issuer: nil, state: state, loops: hubs.count).send(to: hubs, replyingFrom: nil, whenWritten: done)
+                state.bus.publish(FanOut(fired, issuer: nil, state: state, loops: hubs.count), issuer: nil, whenWritten: done)
             } else {
                 done?()
             }
@@ -60,6 +60,7 @@ extension Hub {
         let id = session.id
         loop.atEndOfTurn { [unowned self] in
             guard let session = sessions[id] else { return }
+            pendingFanOut.flush()
             for event in events {
                 session.send(Event.storedRendering(id: event.id, name: event.name, at: event.at, by: event.by,
                                                     payload: event.payload, text: event.text))

@@ -10,8 +10,11 @@ import ChorusProtocol
 /// events for the same recipients is joined once and appended to each recipient in one
 /// piece (around the events a recipient caused itself, which it gets as replies).
 ///
-/// Anything else sent to a session first writes what is pending (`Session.send`), and so
-/// does a change of output mode, so a session's output keeps the order it was sent in.
+/// Anything else written to a session must come after what is pending for it, so the hub
+/// calls `flush` before it writes a reply, a `bye` or a stored notice, and before a line
+/// runs (which may change the output mode); a session's output keeps the order it was
+/// sent in. Flushing only copies into the sessions' queues: the turn still ends with one
+/// write per session.
 final class PendingFanOut: TurnPreparing {
     private struct Entry {
         let event: RenderedEvent
@@ -40,12 +43,17 @@ final class PendingFanOut: TurnPreparing {
     /// goes to OpenSSL straight from the joined buffer (`Connection.sendNow`) instead of
     /// being copied into the member's queue first.
     func prepareWrites() {
-        writeAll(direct: true)
+        write(direct: true)
     }
 
-    /// Copies every queued event into its recipients' output now; with `direct`, writes
-    /// to members with nothing else queued at once.
-    func writeAll(direct: Bool = false) {
+    /// Copies every queued event into its recipients' output now, so what is written to
+    /// them next comes after.
+    func flush() {
+        write(direct: false)
+    }
+
+    /// With `direct`, writes to members with nothing else queued at once.
+    private func write(direct: Bool) {
         guard !entries.isEmpty else { return }
         let queued = entries
         entries.removeAll(keepingCapacity: true)
@@ -62,7 +70,7 @@ final class PendingFanOut: TurnPreparing {
         }
     }
 
-    /// The recipients lists of one audience are the one array `Hub.recipients(of:)`
+    /// The recipients lists of one audience are the one array `SessionTable.recipients(of:)`
     /// cached, so comparing storage is enough; equal lists in different storage only
     /// make shorter runs.
     private static func same(_ a: [Session], _ b: [Session]) -> Bool {

@@ -28,7 +28,7 @@ public final class Server: Sendable {
     /// Held from start to shutdown: one server per data folder.
     private let folderLock: DataFolderLock
 
-    /// The hub that listens and runs the scheduler.
+    /// The hub that listens.
     private var first: LoopBound<Hub> { hubs[0] }
 
     /// Starts on the data folder `lock` holds, or locks it first when nil, with the store
@@ -64,17 +64,27 @@ public final class Server: Sendable {
         }
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         pool = WorkerPool(threads: workers, maxPending: configuration.maxPendingHashes, name: "chorus-hash")
+        let loginCounts = LocalFailedLoginCounts()
         let accounts: AccountService
         do {
             accounts = try AccountService(database: database, hasher: PasswordHasher(parameters: configuration.scrypt),
-                                          pool: pool, clock: clock)
+                                          pool: pool, clock: clock, loginCounts: loginCounts)
         } catch {
             database.close()
             pool.stop()
             throw StartupError("cannot hash passwords: \(error)")
         }
 
-        let state = ServerState()
+        // The seams' in-process implementations: one node, every session in this process.
+        let ledger = LocalNoticeLedger { [database] unreached in
+            database.submit({ db in
+                for notice in unreached { try db.addPendingNotice(user: notice.user, event: notice.event) }
+            }) { result in
+                if case .failure(let error) = result { Log.info("could not keep notices for later: \(error)") }
+            }
+        }
+        let state = ServerState(bus: LocalEventBus(), presence: LocalPresence(), loginCounts: loginCounts,
+                                notices: ledger, scheduler: FirstLoopSchedules())
         self.state = state
         var hubs: [LoopBound<Hub>] = []
         do {
@@ -173,7 +183,11 @@ public final class Server: Sendable {
     /// `done`: once it runs, every notice the check fired has been written to its sessions,
     /// so a session that then hears nothing really was sent nothing.
     public func checkNotices(then done: (@Sendable () -> Void)? = nil) {
-        first.loop.execute { [first] in first.value.checkNotices(then: done) }
+        guard let scheduler = state.schedulerHub else {
+            done?()
+            return
+        }
+        scheduler.loop.execute { scheduler.value.checkNotices(then: done) }
     }
 
     /// Stops accepting, says `bye`, lets commands in flight answer, closes every session

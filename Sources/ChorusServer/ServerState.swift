@@ -5,7 +5,9 @@ import ChorusStore
 import Synchronization
 
 /// What every event loop of the server shares: limits that count across all sessions,
-/// who is online anywhere, failed logins, the event rate, and the loops' hubs.
+/// the event rate, the loops' hubs, and the seams to whatever else sessions share (on
+/// several nodes, shared with the other nodes too): the event bus, presence, failed
+/// logins, the notice ledger and the scheduler election.
 ///
 /// Nothing here is on the per-session path. Sessions, their reads and writes and the
 /// fan-out to them belong to one loop each and take no lock; these are touched at
@@ -16,22 +18,40 @@ final class ServerState: Sendable {
     let sessionCount = Atomic<Int>(0)
     /// Sessions per peer address, for `--max-per-ip`.
     let addressCounts = Locked<[String: Int]>([:])
-    /// Failed logins, for the 429s of CONTRACT §4.
-    let loginThrottle = Locked(LoginThrottle())
     /// Sessions closed by each limit, for ADMIN STATS.
     let limitCloses = Locked<[LimitClose: Int]>([:])
-    /// Logged-in sessions per account on all loops: ROOM SHOW's `online`, ADMIN USERS.
-    private let onlineSessions = Locked<[Int64: Int]>([:])
     private let eventRate = Locked(EventRate())
-    let offlineNotices = OfflineNotices()
-    /// The loops' hubs, the scheduler's first. Set once at start; emptied at shutdown so
+    /// Where committed jobs' events go to reach every loop.
+    let bus: any EventBus
+    /// Who is online: ROOM SHOW's `online`, ADMIN USERS, ADMIN STATS.
+    let presence: any Presence
+    /// Failed logins, for the 429s of CONTRACT §4.
+    let loginCounts: any FailedLoginCounts
+    /// Which notices nobody received live, to be held for the next login.
+    let notices: any NoticeLedger
+    /// Which loop's timer fires notices.
+    let scheduler: any SchedulerElection
+    /// The loops' hubs, the listening one first. Set once at start; emptied at shutdown so
     /// the hubs, which refer to this object, can be freed.
     private let hubList = Locked<[LoopBound<Hub>]>([])
     private let nextHub = Atomic<Int>(0)
 
+    init(bus: any EventBus, presence: any Presence, loginCounts: any FailedLoginCounts, notices: any NoticeLedger,
+         scheduler: any SchedulerElection) {
+        self.bus = bus
+        self.presence = presence
+        self.loginCounts = loginCounts
+        self.notices = notices
+        self.scheduler = scheduler
+    }
+
     func setHubs(_ hubs: [LoopBound<Hub>]) {
         hubList.withLock { $0 = hubs }
+        bus.attach(hubs)
     }
+
+    /// The hub whose timer fires notices, if one of ours may.
+    var schedulerHub: LoopBound<Hub>? { scheduler.scheduler(among: hubs) }
 
     var hubs: [LoopBound<Hub>] { hubList.withLock { $0 } }
 
@@ -42,22 +62,6 @@ final class ServerState: Sendable {
         return hubs[nextHub.add(1, ordering: .relaxed).oldValue % hubs.count]
     }
 
-    // MARK: Online
-
-    func loggedIn(_ user: Int64) {
-        onlineSessions.withLock { $0[user, default: 0] += 1 }
-    }
-
-    func loggedOut(_ user: Int64) {
-        onlineSessions.withLock { counts in
-            counts[user, default: 1] -= 1
-            if counts[user] == 0 { counts[user] = nil }
-        }
-    }
-
-    var onlineUsers: Set<Int64> { onlineSessions.withLock { Set($0.keys) } }
-    var onlineUserCount: Int { onlineSessions.withLock { $0.count } }
-
     // MARK: Events
 
     func recordEvents(_ count: Int) {
@@ -65,45 +69,4 @@ final class ServerState: Sendable {
     }
 
     var eventsLastMinute: Int { eventRate.withLock { $0.lastMinute() } }
-}
-
-/// Notices for people who are offline are kept in the database for their next login.
-/// With several loops, "offline" means no loop has a session for them: each loop reports
-/// whom it could not reach, and the last report keeps what nobody could deliver.
-final class OfflineNotices: Sendable {
-    private struct Pending {
-        var reportsLeft: Int
-        var unreached: Set<Pair>
-    }
-
-    struct Pair: Hashable, Sendable {
-        let user: Int64
-        let event: Int64
-    }
-
-    private let pending = Locked<[UInt64: Pending]>([:])
-    private let nextBatch = Atomic<UInt64>(0)
-
-    /// A new set of notices going to `loops` loops: the ticket their reports carry.
-    func open(loops: Int, candidates: [Pair]) -> UInt64 {
-        let ticket = nextBatch.add(1, ordering: .relaxed).oldValue
-        pending.withLock { $0[ticket] = Pending(reportsLeft: loops, unreached: Set(candidates)) }
-        return ticket
-    }
-
-    /// One loop's report: `reached` got the notice live. Returns what to keep for later
-    /// once every loop has reported, else nil.
-    func report(_ ticket: UInt64, reached: [Pair]) -> [Pair]? {
-        pending.withLock { all in
-            guard var entry = all[ticket] else { return nil }
-            entry.unreached.subtract(reached)
-            entry.reportsLeft -= 1
-            if entry.reportsLeft > 0 {
-                all[ticket] = entry
-                return nil
-            }
-            all[ticket] = nil
-            return entry.unreached.sorted { ($0.event, $0.user) < ($1.event, $1.user) }
-        }
-    }
 }

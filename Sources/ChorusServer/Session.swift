@@ -2,55 +2,40 @@ import ChorusCore
 import ChorusNet
 import ChorusStore
 
-/// One client on one connection: its line framer, output mode and login. Owned by the
-/// loop thread.
+/// One client on one connection: its line framer, output mode, login and input state.
+/// Owned by the loop thread.
 ///
-/// Replies come back in request order. A command that changes the session (a login)
-/// runs alone: the session stops reading until it is answered (`busy`). Household
-/// commands overlap, up to `maxInFlight` on the database at once, and their replies
-/// queue in commit order (`pendingReplies`); a line that would overtake them waits in
-/// `held` with reading paused.
+/// Replies come back in request order: `input` says when the next line may run, and
+/// household commands' replies queue in commit order (`pendingReplies`).
+///
+/// `send` writes straight to the connection. The loop's pending fan-out may hold events
+/// for this session that must go first, so whoever sends first flushes it
+/// (`PendingFanOut.flush`): the hub does at each entry that writes to a session.
 final class Session {
     let connection: Connection
     var framer: LineFramer
-    /// Events already due to this session are written in the mode they were sent in.
-    var mode = OutputMode.text {
-        willSet { pendingFanOut.writeAll() }
-    }
+    /// The output mode. Events already due to this session are written in the mode they
+    /// were sent in: the loop's pending fan-out is flushed before a line runs.
+    var mode = OutputMode.text
     var account: SignedInAccount?
     /// The bot token this session logged in with, so revoking it can close the session.
     var tokenID: Int64?
-    /// A command that changes the session (a login) is waiting for a worker or the
-    /// database: nothing else runs until it is answered.
-    private(set) var busy = false
-    /// Household commands sent to the database and not yet answered. They may overlap:
-    /// the database runs them in order and their replies come back in order, so a client
-    /// that pipelines gets its writes committed together.
-    var inFlight = 0
-    static let maxInFlight = 64
+    /// Reading, waiting for a reply, paused or closing (`SessionInput`).
+    var input = SessionInput<PendingLine>()
     /// Replies of household commands, in commit order, waiting for their events to be
     /// written on the other loops (`Hub.releaseReplies`).
     var pendingReplies = FIFOQueue<PendingReply>()
-    /// A line already read that must wait: a reply that would overtake in-flight
-    /// commands, or a command over the in-flight cap.
-    var held: PendingLine?
-    /// The server is shutting down: no new commands are taken.
-    var draining = false
     /// Monotonic time of the last request line (for the idle timeout).
     var lastActivity: UInt64
+    /// For the handshake timeout (`SessionTable`).
     var receivedFirstLine = false
     /// Over a connection limit: after the handshake it gets this `ERR 503` and is closed.
     var refusal: String?
     /// The address this session counts against for `--max-per-ip` (nil: not counted).
     var countedAddress: String?
 
-    /// The loop's fan-out still to be copied this turn: anything else sent to this
-    /// session writes it first, so nothing overtakes an event sent before it.
-    private let pendingFanOut: PendingFanOut
-
-    init(connection: Connection, maxLine: Int, pendingFanOut: PendingFanOut) {
+    init(connection: Connection, maxLine: Int) {
         self.connection = connection
-        self.pendingFanOut = pendingFanOut
         self.framer = LineFramer(maxLine: maxLine)
         self.lastActivity = MonotonicTime.nanoseconds()
     }
@@ -58,23 +43,25 @@ final class Session {
     var id: UInt64 { connection.id }
 
     func send(_ reply: Reply, tag: String?) {
-        pendingFanOut.writeAll()
         connection.sendReply(reply.rendered(mode: mode, tag: tag))
     }
 
     func send(_ event: RenderedEvent) {
-        pendingFanOut.writeAll()
         connection.send(event.bytes(for: mode))
     }
 
-    func beginCommand() {
-        busy = true
-        updateReading()
+    /// Carries out what `input` answered.
+    func apply(_ action: SessionInput<PendingLine>.Action) {
+        switch action {
+        case .none: break
+        case .pauseReading: connection.pauseReading()
+        case .resumeReading: connection.resumeReading()
+        }
     }
 
-    func endCommand() {
-        busy = false
-        updateReading()
+    /// Makes the socket read exactly when `input` takes lines.
+    func updateReading() {
+        apply(input.isReading ? .resumeReading : .pauseReading)
     }
 
     // MARK: Rate limit
@@ -83,8 +70,6 @@ final class Session {
     /// unread, so a flooding client slows only itself.
     var tokens: Double = 0
     private var tokensUpdated: UInt64 = 0
-    /// Out of tokens; a timer ends the wait.
-    var rateLimited = false
 
     /// Takes one token if there is one, refilling at `rate` per second up to `burst`.
     func takeToken(rate: Double, burst: Double, now: UInt64) -> Bool {
@@ -102,18 +87,6 @@ final class Session {
     /// Seconds until one token is back.
     func secondsUntilToken(rate: Double) -> Double {
         max(0.001, (1 - tokens) / rate)
-    }
-
-    /// Nothing in flight and nothing held: the session is between commands.
-    var isIdle: Bool { !busy && inFlight == 0 && held == nil }
-
-    /// Reads only while nothing holds the session back.
-    func updateReading() {
-        if busy || rateLimited || draining || held != nil {
-            connection.pauseReading()
-        } else {
-            connection.resumeReading()
-        }
     }
 }
 
