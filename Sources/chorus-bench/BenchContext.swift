@@ -41,11 +41,14 @@ struct BenchContext {
         "b\(runID)\(kind)"
     }
 
-    /// A generator with one shard of `kind` per `--threads` loop.
-    func makeGenerator<Shard: BenchShard>(_ kind: Shard.Type) throws -> Generator<Shard> {
-        try Generator(threads: options.threads, address: address, tls: tls) { index, connector in
-            Shard(index: index, connector: connector)
+    /// Runs `workload` on a generator with one of its shards per `--threads` loop,
+    /// stopped after it.
+    func run<Kind: Workload>(_ workload: Kind.Type) throws -> BenchReport {
+        let generator = try Generator(threads: options.threads, address: address, tls: tls) { index, connector in
+            Kind.Shard(index: index, connector: connector)
         }
+        defer { generator.stop() }
+        return try Kind.run(self, on: generator)
     }
 
     /// Runs the measured phase `body`, and what it cost the server and the generator.

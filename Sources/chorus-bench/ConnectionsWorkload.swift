@@ -3,12 +3,9 @@ import Foundation
 
 /// `connections`: C idle, logged-in TLS sessions. Measures how fast they are established
 /// and how much resident memory the server needs for each.
-enum ConnectionsWorkload {
-    static func run(_ context: BenchContext) throws -> BenchReport {
-        let options = context.options
-        let generator = try context.makeGenerator(ConnectionsShard.self)
-        defer { generator.stop() }
-        let shards = generator.threadCount
+enum ConnectionsWorkload: Workload {
+    static func run(_ context: BenchContext, on generator: Generator<ConnectionsShard>) throws -> BenchReport {
+        let (options, shards) = (context.options, generator.threadCount)
         let accounts = min(options.accounts, options.sessions)
         let names = (0..<accounts).map { context.userName("c", $0) }
         let password = context.password

@@ -5,12 +5,9 @@ import Foundation
 /// flight, P bytes of text. Measures deliveries per second (a message reaching one
 /// member's session as an event), delivery latency from the send time carried in the
 /// text, and checks that nothing is lost.
-enum FanoutWorkload {
-    static func run(_ context: BenchContext) throws -> BenchReport {
-        let options = context.options
-        let generator = try context.makeGenerator(FanoutShard.self)
-        defer { generator.stop() }
-        let shards = generator.threadCount
+enum FanoutWorkload: Workload {
+    static func run(_ context: BenchContext, on generator: Generator<FanoutShard>) throws -> BenchReport {
+        let (options, shards) = (context.options, generator.threadCount)
         let prefix = context.namePrefix("m")
         let password = context.password
         let roomName = "bench \(context.runID)"

@@ -4,12 +4,9 @@ import Foundation
 /// `handshake`: K parallel loops of connect + full TLS handshake + `AUTH TOKEN` + `QUIT`
 /// for D seconds. Measures complete sessions per second: the cost of a client that
 /// connects, does one thing and leaves (a cron bot).
-enum HandshakeWorkload {
-    static func run(_ context: BenchContext) throws -> BenchReport {
-        let options = context.options
-        let generator = try context.makeGenerator(HandshakeShard.self)
-        defer { generator.stop() }
-        let shards = generator.threadCount
+enum HandshakeWorkload: Workload {
+    static func run(_ context: BenchContext, on generator: Generator<HandshakeShard>) throws -> BenchReport {
+        let (options, shards) = (context.options, generator.threadCount)
         let loops = options.loops ?? 4
         let names = [context.userName("h", 0)]
         let password = context.password

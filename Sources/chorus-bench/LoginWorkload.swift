@@ -4,12 +4,9 @@ import Foundation
 /// `login`: K sessions logging in with a password flat out for D seconds, at the server's
 /// scrypt cost (a spawned server keeps the default, 17), while one unrelated session
 /// PINGs. Measures logins per second and that PING's latency.
-enum LoginWorkload {
-    static func run(_ context: BenchContext) throws -> BenchReport {
-        let options = context.options
-        let generator = try context.makeGenerator(LoginShard.self)
-        defer { generator.stop() }
-        let shards = generator.threadCount
+enum LoginWorkload: Workload {
+    static func run(_ context: BenchContext, on generator: Generator<LoginShard>) throws -> BenchReport {
+        let (options, shards) = (context.options, generator.threadCount)
         let loops = options.loops ?? 4
         let name = context.userName("l", 0)
         let password = context.password

@@ -3,12 +3,9 @@ import Foundation
 
 /// `writes`: T clients doing `TASK PROGRESS` round trips for D seconds. Every OK comes
 /// after the change is committed, so this is acknowledged durable writes per second.
-enum WritesWorkload {
-    static func run(_ context: BenchContext) throws -> BenchReport {
-        let options = context.options
-        let generator = try context.makeGenerator(WritesShard.self)
-        defer { generator.stop() }
-        let shards = generator.threadCount
+enum WritesWorkload: Workload {
+    static func run(_ context: BenchContext, on generator: Generator<WritesShard>) throws -> BenchReport {
+        let (options, shards) = (context.options, generator.threadCount)
         let prefix = context.namePrefix("w")
         let password = context.password
         let window = options.effectiveWindow

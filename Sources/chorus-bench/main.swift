@@ -63,11 +63,11 @@ let report: BenchReport
 do {
     let context = try BenchContext(options: options, server: server)
     switch options.workload {
-    case .fanout: report = try FanoutWorkload.run(context)
-    case .connections: report = try ConnectionsWorkload.run(context)
-    case .handshake: report = try HandshakeWorkload.run(context)
-    case .writes: report = try WritesWorkload.run(context)
-    case .login: report = try LoginWorkload.run(context)
+    case .fanout: report = try context.run(FanoutWorkload.self)
+    case .connections: report = try context.run(ConnectionsWorkload.self)
+    case .handshake: report = try context.run(HandshakeWorkload.self)
+    case .writes: report = try context.run(WritesWorkload.self)
+    case .login: report = try context.run(LoginWorkload.self)
     }
 } catch {
     fail("\(error)", server: server)
