@@ -20,7 +20,7 @@ extension ChorusError {
              .progressOfDoneTask, .progressFromSubtasks:
             return 409
         case .badName, .badPasswordLength, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter, .badDate,
-             .badRepeat, .ownParent, .parentInOtherRoom, .parentIsSubtask,
+             .ownParent, .parentInOtherRoom, .parentIsSubtask,
              .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast:
             return 422
         }
