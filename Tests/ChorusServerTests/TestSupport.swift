@@ -39,10 +39,12 @@ final class TestServer {
     private(set) var server: Server?
 
     let clock: any Clock
+    private let store: StoreOpener
 
     init(directory: TemporaryDirectory? = nil, clock: any Clock = SystemClock(),
-         configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+         configure: (inout ServerConfiguration) -> Void = { _ in }, store: @escaping StoreOpener = TestServer.sqlite) throws {
         self.clock = clock
+        self.store = store
         let directory = try directory ?? TemporaryDirectory()
         self.directory = directory
         certificatePath = directory.path + "/server.crt"
@@ -62,7 +64,7 @@ final class TestServer {
         configuration.burst = 100_000
         configure(&configuration)
         self.configuration = configuration
-        server = try Server.start(configuration, store: TestServer.sqlite, clock: clock)
+        server = try Server.start(configuration, store: store, clock: clock)
     }
 
     deinit {
@@ -79,7 +81,7 @@ final class TestServer {
     /// Starts again on the same data folder (a new port).
     func restart() throws {
         stop()
-        server = try Server.start(configuration, store: TestServer.sqlite, clock: clock)
+        server = try Server.start(configuration, store: store, clock: clock)
     }
 
     /// A connected client that has read the greeting.
