@@ -48,10 +48,18 @@ final class HeldStore: StoreExecutor, @unchecked Sendable {
             defer { store.stallArmed = false }
             return store.stallArmed
         }
-        update { $0.submitted += 1 }
-        guard stall else { return inner.submit(job, deferWake: deferWake, completion: counted) }
+        // Counted once the job is in the executor's queue, so a test that saw the count
+        // knows the job goes in the batch after a held one.
+        guard stall else {
+            inner.submit(job, deferWake: deferWake, completion: counted)
+            update { $0.submitted += 1 }
+            return
+        }
         inner.submit(job, deferWake: false, completion: counted)
-        update { $0.loopStalled = true }
+        update {
+            $0.submitted += 1
+            $0.loopStalled = true
+        }
         wait { !$0.loopStalled }
     }
 

@@ -39,6 +39,7 @@ final class TestServer {
     private(set) var server: Server?
 
     let clock: any Clock
+    /// The store each start opens (`HeldStore.opener` for tests that steer it).
     private let store: StoreOpener
 
     init(directory: TemporaryDirectory? = nil, clock: any Clock = SystemClock(),
