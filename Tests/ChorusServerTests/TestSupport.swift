@@ -39,10 +39,13 @@ final class TestServer {
     private(set) var server: Server?
 
     let clock: any Clock
+    /// The store each start opens (`HeldStore.opener` for tests that steer it).
+    private let store: StoreOpener
 
     init(directory: TemporaryDirectory? = nil, clock: any Clock = SystemClock(),
-         configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+         configure: (inout ServerConfiguration) -> Void = { _ in }, store: @escaping StoreOpener = TestServer.sqlite) throws {
         self.clock = clock
+        self.store = store
         let directory = try directory ?? TemporaryDirectory()
         self.directory = directory
         certificatePath = directory.path + "/server.crt"
@@ -62,7 +65,7 @@ final class TestServer {
         configuration.burst = 100_000
         configure(&configuration)
         self.configuration = configuration
-        server = try Server.start(configuration, store: TestServer.sqlite, clock: clock)
+        server = try Server.start(configuration, store: store, clock: clock)
     }
 
     deinit {
@@ -79,7 +82,7 @@ final class TestServer {
     /// Starts again on the same data folder (a new port).
     func restart() throws {
         stop()
-        server = try Server.start(configuration, store: TestServer.sqlite, clock: clock)
+        server = try Server.start(configuration, store: store, clock: clock)
     }
 
     /// A connected client that has read the greeting.
