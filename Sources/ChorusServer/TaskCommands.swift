@@ -165,7 +165,7 @@ extension CommandContext {
         // not even the time taken tells them apart.
         let target = account?.id ?? 0
         let shared = try Set(db.rooms(ofUser: caller.id, now: now).map(\.id).filter { try db.role(ofUser: target, inRoom: $0) != nil })
-        guard let account, account.id == caller.id || !shared.isEmpty else { throw ChorusError.notFound("no such user \(name)") }
+        guard let account, account.id == caller.id || !shared.isEmpty else { throw DomainError.noSuchUser(name) }
         return try taskList(in: .mine(user: account.id), filter: filter, only: shared, whose: " for \(account.name)")
     }
 
@@ -260,7 +260,7 @@ extension CommandContext {
     }
 
     private func reload(_ id: Int64) throws -> TaskRecord {
-        guard let task = try db.task(id: id) else { throw ChorusError.internal("task \(id) vanished") }
+        guard let task = try db.task(id: id) else { throw ChorusError.taskVanished(id) }
         return task
     }
 

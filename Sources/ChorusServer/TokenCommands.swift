@@ -29,7 +29,7 @@ extension CommandContext {
     /// TOKEN REVOKE LABEL
     func tokenRevoke(label: String) throws -> CommandResult {
         guard let id = try db.revokeToken(user: caller.id, label: label) else {
-            throw ChorusError.notFound("no token labelled \(label)")
+            throw DomainError.noSuchToken(label: label)
         }
         var done = result(.ok("revoked \(label); its sessions are closed", [("label", .string(label))]))
         done.closeToken = id
@@ -39,6 +39,6 @@ extension CommandContext {
     static func checkLabel(_ label: String) throws {
         guard (1...64).contains(label.utf8.count),
               label.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) })
-        else { throw ChorusError.badValue("a token label is 1-64 of A-Z a-z 0-9 . _ -") }
+        else { throw DomainError.badTokenLabel }
     }
 }
