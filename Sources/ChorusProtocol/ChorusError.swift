@@ -14,7 +14,7 @@ public struct ChorusError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String { "\(code) \(message)" }
 
     // By code, for the wire's catalogue (`ChorusError+Catalogue.swift`). Internal, so other
-    // modules take a message from it or from the domain's `DomainError`, never inline.
+    // modules take their words from it or from the domain's `DomainError`.
     static func syntax(_ message: String) -> ChorusError { ChorusError(400, message) }
     static func unauthorized(_ message: String) -> ChorusError { ChorusError(401, message) }
     static func forbidden(_ message: String) -> ChorusError { ChorusError(403, message) }
