@@ -53,7 +53,6 @@ public enum DomainError: Error, Equatable, Sendable {
     case fieldTooLong(String, max: Int)
     case fieldCharacter(String, character: String)
     case badDate(String, accepted: String)
-    case badRepeat(String, accepted: String)
     case ownParent
     case parentInOtherRoom(Int64)
     case parentIsSubtask(Int64)
@@ -112,7 +111,6 @@ public enum DomainError: Error, Equatable, Sendable {
         case .fieldTooLong(let what, let max): "\(what) is at most \(max) characters"
         case .fieldCharacter(let what, let character): "\(what) may not hold \(character)"
         case .badDate(let text, let accepted): "bad date \(text): use \(accepted)"
-        case .badRepeat(let text, let accepted): "bad repeat \(text): use \(accepted)"
         case .ownParent: "a task cannot be its own parent"
         case .parentInOtherRoom(let id): "#\(id) is in another room; a subtask lives with its parent"
         case .parentIsSubtask(let id): "#\(id) is itself a subtask; subtasks go one level deep"

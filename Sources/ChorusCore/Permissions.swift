@@ -16,6 +16,15 @@ public enum Permissions {
         return first
     }
 
+    /// TASKS @NAME: NAME is a housemate, someone the caller shares a room with now, or the
+    /// caller. Anyone else, a stranger or a name nobody has (`found` nil), is "no such
+    /// user" alike, so the verb tells nobody which accounts exist.
+    public static func requireHousemate(named typed: String, found: Int64?, caller: Int64,
+                                        sharedRooms: [Int64]) throws(DomainError) -> Int64 {
+        guard let found, found == caller || !sharedRooms.isEmpty else { throw .noSuchUser(typed) }
+        return found
+    }
+
     /// The caller must hold at least `role` in the room to do `action`.
     public static func require(_ role: Role, in room: RoomAccess, to action: String) throws(DomainError) {
         guard room.role >= role else { throw .roleRequired(role, room: room.name, action: action) }

@@ -9,8 +9,9 @@ public enum RepeatRule: Sendable, Equatable {
 
     public static let accepted = RepeatWord.accepted
 
-    public init(parsing raw: String) throws(DomainError) {
-        guard let word = try? RepeatWord(parsing: raw) else { throw .badRepeat(raw, accepted: RepeatRule.accepted) }
+    /// The rule a task row stores (`stored`); nil for a word no rule stores.
+    public init?(stored raw: String) {
+        guard let word = try? RepeatWord(parsing: raw) else { return nil }
         self.init(word)
     }
 

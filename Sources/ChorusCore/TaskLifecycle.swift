@@ -61,7 +61,7 @@ public enum TaskLifecycle {
     /// The occurrence after a finished repeating task (nil when it does not repeat).
     public static func nextOccurrence(of task: TaskRecord, now: Date, calendar: Calendar = .current,
                                       isAssignable: (String) throws -> Bool) rethrows -> NextOccurrence? {
-        guard let raw = task.repeatRule, let rule = try? RepeatRule(parsing: raw) else { return nil }
+        guard let raw = task.repeatRule, let rule = RepeatRule(stored: raw) else { return nil }
         let occurrence = rule.next(after: task.due.flatMap(When.init(stored:)), anchorDay: task.repeatDay, now: now, calendar: calendar)
         var start: String?
         var remind: String?
@@ -108,9 +108,9 @@ public enum TaskLifecycle {
 
     /// The task as it is to be stored: its notice times worked out from its dates, and a
     /// notice already sent owed again only where its time moved.
-    public static func readyToStore(_ task: TaskRecord, calendar: Calendar = .current) -> TaskRecord {
+    public static func readyToStore(_ task: TaskRecord, calendar: Calendar = .current) -> ReadyTask {
         var stored = task
         stored.notices = task.notices.rearmed(to: task.noticeTimes(calendar: calendar))
-        return stored
+        return ReadyTask(stored)
     }
 }

@@ -1,6 +1,7 @@
 /// One row of the command table: what picks it, what it takes, whether it needs a login,
 /// what kind of verb it is, how to build its typed `Command`, and the words `HELP` and
-/// usage errors show. The server routes by the type its builder makes.
+/// usage errors show. The server finds its handler by the row's name (`RouteTable`), and
+/// checks that the handler reads the type this row's builder makes.
 public struct CommandSpec: Sendable {
     public struct Argument: Sendable {
         public let name: String
@@ -33,7 +34,7 @@ public struct CommandSpec: Sendable {
     public let options: [String]
     public let needsLogin: Bool
     public let summary: String
-    /// The `Command` type the builder makes, which the server routes by.
+    /// The `Command` type the builder makes: the shape the row's handler reads.
     public let commandType: any ParsedCommand.Type
     let build: @Sendable (ParsedArguments) throws(ChorusError) -> any ParsedCommand
 

@@ -1,7 +1,7 @@
 /// Every verb the server knows, in the order HELP lists them. The parser checks arity
 /// and options against this table and each row builds its typed `Command`, so usage
-/// errors come from one place; the server routes by the command's type, and the client
-/// uses the table to quote words.
+/// errors come from one place; the server finds each row's handler by the row's name,
+/// and the client uses the table to quote words.
 public enum CommandTable {
     public static let all: [CommandSpec] = sessionCommands + accountCommands + roomCommands + taskCommands + chatCommands + planningCommands + botCommands + adminCommands
 
@@ -77,11 +77,6 @@ public enum CommandTable {
         rows(forVerb: verb).map(\.usage).joined(separator: " | ")
     }
 
-    /// Whether some rows of the verb are picked by a keyword sub-verb.
-    public static func hasSubverbs(_ verb: String) -> Bool {
-        !(index[verb.uppercased()]?.keywords.isEmpty ?? true)
-    }
-
     /// The row named `VERB [SUBVERB]`, the sub-verb being a keyword or a mention's placeholder.
     public static func spec(verb: String, subverb: String?) -> CommandSpec? {
         guard let rows = index[verb.uppercased()] else { return nil }
@@ -104,6 +99,13 @@ public enum CommandTable {
     /// The row for VERB and the bare word after it ("" at the end of the line): its
     /// keyword's row, else its mention row for an `@NAME`, else its row without a
     /// sub-verb. The parser and the client pick the same way.
+    /// Whether `verb` (upper case) has rows picked by the word after it (a keyword or an
+    /// `@NAME`), so `select` needs that word.
+    public static func picksRowByNextWord(_ verb: String) -> Bool {
+        guard let rows = index[verb] else { return false }
+        return !rows.keywords.isEmpty || rows.mention != nil
+    }
+
     public static func select(verb: String, next word: String) -> Selection {
         guard let rows = index[verb.uppercased()] else { return .unknownVerb }
         if !rows.keywords.isEmpty, let row = rows.keywords[word.uppercased()] {

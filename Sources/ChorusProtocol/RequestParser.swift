@@ -62,9 +62,14 @@ public enum RequestParser {
         if verb.isEmpty {
             throw .missingCommand
         }
+        // Only a verb with keyword or @NAME rows needs the next word to pick its row; SAY
+        // and most others skip making it.
         var lookahead = scanner
-        lookahead.skipSpaces()
-        let word = lookahead.bareWord()
+        var word = ""
+        if CommandTable.picksRowByNextWord(verb) {
+            lookahead.skipSpaces()
+            word = lookahead.bareWord()
+        }
         let spec: CommandSpec
         var mention: String?
         switch CommandTable.select(verb: verb, next: word) {

@@ -41,6 +41,13 @@ extension Database {
             .map(\.0)
     }
 
+    public func sharedRoomIDs(of user: Int64, and other: Int64) throws -> [Int64] {
+        try prepare("""
+            SELECT a.room FROM members a JOIN members b ON b.room = a.room AND b.user = ?2
+            WHERE a.user = ?1 ORDER BY a.room
+            """).rows(.integer(user), .integer(other)) { $0.int(0) }
+    }
+
     private func roomRecord(id: Int64, name: String, role: String, now: Date) throws -> RoomRecord {
         let (totals, open) = try progressTotals(room: id, since: RoomProgress.windowStart(now: now))
         return RoomRecord(id: id, name: name, role: Role(rawValue: role) ?? .member,

@@ -84,18 +84,22 @@ extension Database {
     /// ones, or (nil) both, and then with `finishedSince` only those done since that time,
     /// which SQLite leaves out rather than a room's whole history being read for a calendar.
     public func tasks(in scope: TaskScope, done: Bool?, finishedSince: String? = nil) throws -> [TaskRecord] {
-        let (condition, id): (String, Int64) = switch scope {
-        case .room(let room): (" WHERE t.room = ?1", room)
+        let (condition, ids): (String, [Int64]) = switch scope {
+        case .room(let room): (" WHERE t.room = ?1", [room])
         case .mine(let user): ("""
              WHERE ((t.assignee = ?1 AND (t.room IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.room = t.room AND m.user = ?1)))
                     OR (t.owner = ?1 AND t.assignee IS NULL))
-            """, user)
-        case .personal(let user): (" WHERE t.owner = ?1", user)
+            """, [user])
+        case .personal(let user): (" WHERE t.owner = ?1", [user])
+        case .sharedWith(let user, let viewer): ("""
+             WHERE t.assignee = ?1 AND t.room IN
+                   (SELECT a.room FROM members a JOIN members b ON b.room = a.room AND b.user = ?2 WHERE a.user = ?1)
+            """, [user, viewer])
         }
         var clause = done.map { $0 ? " AND t.done = 1" : " AND t.done = 0" } ?? ""
-        var values: [Statement.Value] = [.integer(id)]
+        var values: [Statement.Value] = ids.map { .integer($0) }
         if let finishedSince {
-            clause += " AND (t.done = 0 OR t.done_at >= ?2)"
+            clause += " AND (t.done = 0 OR t.done_at >= ?\(values.count + 1))"
             values.append(.text(finishedSince))
         }
         return try prepare(TaskSQL.select + condition + clause + TaskSQL.order).rows(values, map: TaskSQL.record)
@@ -104,7 +108,8 @@ extension Database {
     /// Writes every field a command may change, as the domain left them: the progress to
     /// give back on reopening (`TaskRecord.finish`) and the notice times and flags
     /// (`TaskLifecycle.readyToStore`).
-    public func updateTask(_ task: TaskRecord) throws {
+    public func updateTask(_ ready: ReadyTask) throws {
+        let task = ready.record
         let notices = task.notices
         try prepare("""
             UPDATE tasks SET title = ?2, notes = ?3, done = ?4, progress = ?5, reopen_progress = ?22,

@@ -21,8 +21,8 @@ extension ChorusError {
         case .ambiguousRoomName, .nameTaken, .alreadyMember, .alreadyInRoom, .alreadyHasRole, .alreadyDone, .notDone,
              .progressOfDoneTask, .progressFromSubtasks:
             return 409
-        case .badName, .badPasswordLength, .badTokenLabel, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter, .badDate,
-             .badRepeat, .ownParent, .parentInOtherRoom, .parentIsSubtask,
+        case .badName, .badPasswordLength, .badTokenLabel, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter,
+             .badDate, .ownParent, .parentInOtherRoom, .parentIsSubtask,
              .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast:
             return 422
         case .tooManyFailedLogins:

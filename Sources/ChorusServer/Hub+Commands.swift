@@ -11,7 +11,7 @@ extension Hub {
         }
         switch RouteTable.route(for: request) {
         case .onLoop(let answer)?: answer(self, session, request.command, request.tag)
-        case .databaseJob(let job)?: household(job, request, from: session)
+        case .databaseJob(let job)?: runJob(job, request, from: session)
         case nil: session.send(.error(.noHandler(request.verb)), tag: request.tag)
         }
     }

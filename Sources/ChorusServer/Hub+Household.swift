@@ -38,7 +38,7 @@ extension Hub {
     }
 
     /// Runs a household or admin command's handler as one database job.
-    func household(_ job: DatabaseJobRoute, _ request: Request, from session: Session) {
+    func runJob(_ job: DatabaseJobRoute, _ request: Request, from session: Session) {
         let command = request.command
         run(session, request, needsLoopState: job.needsLoopState, touchesTasks: job.touchesTasks) { try job.run($0, command) }
     }

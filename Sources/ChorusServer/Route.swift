@@ -57,6 +57,6 @@ struct RouteEntry: Sendable {
 
 extension CommandKind {
     /// Household and admin verbs are database jobs that leave the session as it is; they
-    /// may overlap (`Session.inFlight`).
+    /// may overlap (`SessionInput.inFlight`).
     var isDatabaseJob: Bool { self == .household || self == .admin }
 }

@@ -5,7 +5,7 @@ import ChorusCore
 /// what the handler's run needs. Every row has a route that reads the shape the row builds,
 /// and every route a row (`RouteTableTests`).
 enum RouteTable {
-    static let all: [RouteEntry] = sessionRoutes + roomRoutes + taskRoutes + chatRoutes + botAndAdminRoutes
+    static let all: [RouteEntry] = sessionAndAccountRoutes + roomRoutes + taskRoutes + chatAndPlanningRoutes + botAndAdminRoutes
 
     /// By row name. Built once; a command costs one lookup.
     static let byVerb: [String: Route] = all.reduce(into: [:]) { table, entry in
@@ -16,7 +16,7 @@ enum RouteTable {
         byVerb[request.verb]
     }
 
-    static let sessionRoutes: [RouteEntry] = [
+    static let sessionAndAccountRoutes: [RouteEntry] = [
         .onLoop("HELP", Command.Help.self) { hub, session, help, tag in session.send(hub.help(topic: help.topic), tag: tag) },
         .onLoop("MODE", Command.Mode.self) { hub, session, mode, tag in hub.switchMode(of: session, to: mode.mode, tag: tag) },
         .onLoop("PING", Command.Ping.self) { _, session, ping, tag in
@@ -69,7 +69,7 @@ enum RouteTable {
         .job("TASKS @NAME", Command.TasksOfHousemate.self) { try $0.tasksOfHousemate($1.user, filter: $1.filter) },
     ]
 
-    static let chatRoutes: [RouteEntry] = [
+    static let chatAndPlanningRoutes: [RouteEntry] = [
         .job("SAY", Command.Message.self) { try $0.say($1.to, text: $1.text) },
         .job("COMMENT", Command.TaskText.self) { try $0.comment($1.task, text: $1.text) },
         .job("HISTORY", Command.History.self) { try $0.history($1.room, limit: $1.limit, before: $1.before) },

@@ -1,7 +1,8 @@
 /// What a session does with its input, as a state machine: each event the hub sees (a
 /// line read, a command sent or answered, a token back, shutdown) is one call here, and
-/// the call returns what to do with the socket. The hub carries that out and keeps no
-/// flags of its own. Loop thread only; pure, so every transition has a unit test.
+/// the call returns what to do next: with the socket (`Action`), or with a line
+/// (`admit`'s `Admission`: run it, or hold it, and the hub then pauses reading). The hub
+/// carries that out and keeps no flags of its own. Loop thread only; pure, so every transition has a unit test.
 ///
 /// Replies keep request order. Household commands overlap, up to `maxInFlight` on the
 /// database at once; a command that changes the session (a login) runs alone; any other

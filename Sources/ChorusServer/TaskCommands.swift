@@ -161,19 +161,17 @@ extension CommandContext {
             return try tasks(scope: .room("@" + name), filter: filter)
         }
         let account = try db.account(named: name.lowercased())
-        // The same queries for an unknown name as for a stranger (id 0 is nobody's), so
-        // not even the time taken tells them apart.
-        let target = account?.id ?? 0
-        let shared = try Set(db.rooms(ofUser: caller.id, now: now).map(\.id).filter { try db.role(ofUser: target, inRoom: $0) != nil })
-        guard let account, account.id == caller.id || !shared.isEmpty else { throw DomainError.noSuchUser(name) }
-        return try taskList(in: .mine(user: account.id), filter: filter, only: shared, whose: " for \(account.name)")
+        // The same query for an unknown name as for a stranger (id 0 is nobody's), so not
+        // even the time taken tells them apart.
+        let shared = try db.sharedRoomIDs(of: caller.id, and: account?.id ?? 0)
+        let housemate = try Permissions.requireHousemate(named: name, found: account?.id, caller: caller.id, sharedRooms: shared)
+        return try taskList(in: .sharedWith(user: housemate, viewer: caller.id), filter: filter, whose: " for \(account?.name ?? name)")
     }
 
-    /// TASKS' reply: the tasks in `scope` that pass `filter` (`only`: and those rooms), one line each.
-    func taskList(in scope: TaskScope, filter: TaskFilter, only rooms: Set<Int64>? = nil, whose: String = "") throws -> CommandResult {
+    /// TASKS' reply: the tasks in `scope` that pass `filter`, one line each.
+    func taskList(in scope: TaskScope, filter: TaskFilter, whose: String = "") throws -> CommandResult {
         let done: Bool? = filter == .all ? nil : filter == .done
         var tasks = try db.tasks(in: scope, done: done)
-        if let rooms { tasks = tasks.filter { $0.room.map(rooms.contains) ?? false } }
         if filter == .overdue { tasks = tasks.filter(present.timing.isOverdue) }
         let overdue = tasks.filter(present.timing.isOverdue).count
         let summary = "\(tasks.count) task\(tasks.count == 1 ? "" : "s")\(whose)" + (overdue > 0 && filter != .overdue ? " (\(overdue) overdue)" : "")
@@ -272,9 +270,5 @@ extension CommandContext {
     private func roomProgressText(_ task: TaskRecord) throws -> String {
         guard let id = task.room, let room = try db.room(id: id, forUser: caller.id, now: now) else { return "" }
         return " · \(room.name) now \(Presentation.bar(room.progress))"
-    }
-
-    static func title(_ raw: String) throws -> String {
-        try TaskFields.title(raw)
     }
 }

@@ -44,6 +44,8 @@ public protocol Store: AnyObject {
     func roomAccess(id: Int64, forUser user: Int64) throws -> RoomAccess?
     /// The ids of the user's rooms with this name, compared case-insensitively (Unicode, not only ASCII).
     func roomIDs(named name: String, forUser user: Int64) throws -> [Int64]
+    /// The rooms both users are members of now, in id order (all of `user`'s for the same id).
+    func sharedRoomIDs(of user: Int64, and other: Int64) throws -> [Int64]
     /// The owner, then admins, then members, each by name.
     func members(ofRoom room: Int64) throws -> [MemberRecord]
     /// The members' ids, ascending: every event's audience, so this must be cheap.
@@ -76,8 +78,9 @@ public protocol Store: AnyObject {
     /// Every task in the scope, soonest due first (none last): open ones, done ones, or
     /// (nil) both; with `finishedSince`, only the done ones finished since then.
     func tasks(in scope: TaskScope, done: Bool?, finishedSince: String?) throws -> [TaskRecord]
-    /// Stores every field, and re-arms a notice already sent only when its moment moved.
-    func updateTask(_ task: TaskRecord) throws
+    /// Stores every field as given, notice times and sent marks included: the domain
+    /// worked them out (`TaskLifecycle.readyToStore`, the only maker of a `ReadyTask`).
+    func updateTask(_ task: ReadyTask) throws
     /// Deletes the task with its subtasks and comments.
     func deleteTask(id: Int64) throws
 

@@ -5,6 +5,18 @@ import Testing
 @Suite struct PermissionsTests {
     let flat = RoomAccess(id: 3, name: "Flat 2B", role: .member)
 
+    /// TASKS @NAME: a housemate or oneself; a stranger and a name nobody has are alike.
+    @Test func onlyHousematesAreSeen() throws {
+        #expect(try Permissions.requireHousemate(named: "bob", found: 2, caller: 1, sharedRooms: [3]) == 2)
+        #expect(try Permissions.requireHousemate(named: "me", found: 1, caller: 1, sharedRooms: []) == 1)
+        #expect(throws: DomainError.noSuchUser("carol")) {
+            try Permissions.requireHousemate(named: "carol", found: 4, caller: 1, sharedRooms: [])
+        }
+        #expect(throws: DomainError.noSuchUser("nobody")) {
+            try Permissions.requireHousemate(named: "nobody", found: nil, caller: 1, sharedRooms: [])
+        }
+    }
+
     @Test func roomsOutsidersCannotSeeDoNotExist() throws {
         #expect(throws: DomainError.noSuchRoom("#3")) { try Permissions.visibleRoom(nil, reference: "#3") }
         #expect(try Permissions.visibleRoom(flat, reference: "#3") == flat)

@@ -21,16 +21,16 @@ import Testing
 
     /// The words parse to the rules they name, and each rule stores as one word.
     @Test func parsingAndStoredForms() throws {
-        #expect(try RepeatRule(parsing: "daily") == .days(1))
-        #expect(try RepeatRule(parsing: "Weekly") == .days(7))
-        #expect(try RepeatRule(parsing: "monthly") == .monthly)
-        #expect(try RepeatRule(parsing: "3d") == .days(3))
-        #expect(try RepeatRule(parsing: "7d").stored == "weekly")
+        #expect(RepeatRule(stored: "daily") == .days(1))
+        #expect(RepeatRule(stored: "Weekly") == .days(7))
+        #expect(RepeatRule(stored: "monthly") == .monthly)
+        #expect(RepeatRule(stored: "3d") == .days(3))
+        #expect(RepeatRule(stored: "7d")?.stored == "weekly")
         #expect(RepeatRule.monthly.stored == "monthly")
         #expect(RepeatRule.days(30).stored == "30d")
-        #expect(throws: DomainError.self) { try RepeatRule(parsing: "0d") }
-        #expect(throws: DomainError.self) { try RepeatRule(parsing: "366d") }
-        #expect(throws: DomainError.self) { try RepeatRule(parsing: "yearly") }
+        #expect(RepeatRule(stored: "0d") == nil)
+        #expect(RepeatRule(stored: "366d") == nil)
+        #expect(RepeatRule(stored: "yearly") == nil)
     }
 
     /// Finished on time (or early), the next one is one period after the previous due.

@@ -88,7 +88,7 @@ import Testing
     /// its time moved.
     @Test func storingReArmsOnlyMovedNotices() throws {
         var task = Fixture.task(due: "2026-12-05", start: "2026-12-01", estimate: 1.5, remind: "2026-12-04")
-        task = TaskLifecycle.readyToStore(task, calendar: calendar)
+        task = TaskLifecycle.readyToStore(task, calendar: calendar).record
         let due = try #require(task.notices.dueAt)
         #expect(Date(timeIntervalSince1970: Double(due)) == Date(timeIntervalSince1970: 1_796_515_199)) // 12-05 23:59:59
         #expect(task.notices.remindAt == 1_796_374_800) // 12-04 09:00
@@ -97,16 +97,16 @@ import Testing
         task.notices.remindSent = true
         task.notices.behindSent = true
         task.title = "Recycling"
-        let same = TaskLifecycle.readyToStore(task, calendar: calendar)
+        let same = TaskLifecycle.readyToStore(task, calendar: calendar).record
         #expect(same.notices == task.notices)
         var moved = task
         moved.due = "2026-12-06"
-        let rearmed = TaskLifecycle.readyToStore(moved, calendar: calendar).notices
+        let rearmed = TaskLifecycle.readyToStore(moved, calendar: calendar).record.notices
         #expect(!rearmed.overdueSent && rearmed.remindSent && rearmed.behindSent)
         #expect(rearmed.dueAt == due + 86400)
         moved.remind = nil
         moved.estimate = nil
-        let cleared = TaskLifecycle.readyToStore(moved, calendar: calendar).notices
+        let cleared = TaskLifecycle.readyToStore(moved, calendar: calendar).record.notices
         #expect(cleared.remindAt == nil && cleared.behindAt == nil && !cleared.remindSent && !cleared.behindSent)
     }
 }

@@ -112,13 +112,15 @@ struct CommandTableTests {
 
 @Suite("CommandTable: sub-verbs and text verbs")
 struct CommandTableSubverbTests {
-    /// ROOM and TASK are known to take sub-verbs; PING is not.
-    @Test func hasSubverbs() {
-        #expect(CommandTable.hasSubverbs("room"))
-        #expect(CommandTable.hasSubverbs("TASK"))
-        #expect(!CommandTable.hasSubverbs("PING"))
-        #expect(!CommandTable.hasSubverbs("TASKS"))
-        #expect(!CommandTable.hasSubverbs("FROB"))
+    /// ROOM and TASK pick rows by a keyword, TASKS by an `@NAME`, CALENDAR by `me`; PING
+    /// and SAY have one row, so the parser need not read ahead.
+    @Test func whichVerbsReadTheNextWord() {
+        for verb in ["ROOM", "TASK", "TASKS", "CALENDAR", "TOKEN", "ADMIN"] {
+            #expect(CommandTable.picksRowByNextWord(verb), "\(verb)")
+        }
+        for verb in ["PING", "SAY", "SYNC", "FROB"] {
+            #expect(!CommandTable.picksRowByNextWord(verb), "\(verb)")
+        }
     }
 
     /// The word after the verb tells a verb's rows apart (a keyword, an `@NAME`, or neither),

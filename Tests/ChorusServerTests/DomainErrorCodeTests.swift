@@ -18,7 +18,7 @@ import Testing
             (.progressOfDoneTask(4), 409), (.progressFromSubtasks(4), 409),
             (.badName("A"), 422), (.badPasswordLength(3), 422), (.fieldLength("a title", max: 200), 422),
             (.fieldNotOneLine("a title", character: "tab"), 422), (.fieldTooLong("notes", max: 4000), 422),
-            (.fieldCharacter("notes", character: "tab"), 422), (.badDate("x", accepted: "y"), 422), (.badRepeat("x", accepted: "y"), 422),
+            (.fieldCharacter("notes", character: "tab"), 422), (.badDate("x", accepted: "y"), 422),
             (.ownParent, 422),
             (.parentInOtherRoom(4), 422), (.parentIsSubtask(4), 422), (.hasSubtasks(4), 422), (.personalRotation, 422),
             (.twiceInRotation("bob"), 422), (.rotationSize, 422), (.expiryInPast("x"), 422),

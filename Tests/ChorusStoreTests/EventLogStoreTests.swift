@@ -125,7 +125,7 @@ import Testing
                 let id = try db.insertTask(draft)
                 if let daysAgo, var record = try db.task(id: id) {
                     record.finish(by: (home.bob, "bob"), at: Timestamp.rfc3339(now.addingTimeInterval(-daysAgo * 86400)))
-                    try db.updateTask(record)
+                    try db.updateTask(TaskLifecycle.readyToStore(record))
                 }
             }
         }

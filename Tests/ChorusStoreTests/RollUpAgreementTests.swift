@@ -28,7 +28,7 @@ import Testing
                     guard var record = try db.task(id: try db.insertTask(draft)) else { continue }
                     record.progress = dice.below(101)
                     if dice.below(3) == 0 { record.finish(by: (home.alice, "alice"), at: "2026-11-30T00:00:00Z") }
-                    try db.updateTask(record)
+                    try db.updateTask(TaskLifecycle.readyToStore(record))
                 }
             }
             return try parents.map { parent in
@@ -67,7 +67,7 @@ import Testing
                     case 2: record.progress = dice.below(101)
                     default: break
                     }
-                    try db.updateTask(record)
+                    try db.updateTask(TaskLifecycle.readyToStore(record))
                 }
                 return (try db.room(id: home.room, forUser: home.alice, now: now), try db.tasks(in: .room(home.room), done: nil))
             }

@@ -26,7 +26,7 @@ import Testing
         try store.run { db in
             guard var record = try db.task(id: kitchen) else { return }
             record.finish(by: (home.alice, "alice"), at: "2026-11-30T00:00:00Z")
-            try db.updateTask(record)
+            try db.updateTask(TaskLifecycle.readyToStore(record))
         }
         #expect(try store.run { try $0.task(id: parent)?.computedProgress } == 75)
         #expect(try store.run { try $0.task(id: kitchen)?.computedProgress } == nil)
@@ -59,7 +59,7 @@ import Testing
                     case 1: record.progress = mix.below(101)
                     default: break
                     }
-                    try db.updateTask(record)
+                    try db.updateTask(TaskLifecycle.readyToStore(record))
                 }
             }
             let weekAgo = Timestamp.rfc3339(now.addingTimeInterval(-7 * 86400))
@@ -97,6 +97,9 @@ import Testing
             try add("recent", room: home.room, owner: nil, assignee: home.bob, due: nil, doneAt: "2026-11-29T00:00:00Z")
             try add("bob's own", room: nil, owner: home.bob, assignee: nil, due: nil)
             try add("alice's own", room: nil, owner: home.alice, assignee: nil, due: nil)
+            // A room of bob's that alice is not in.
+            let other = try db.createRoom(name: "Bob's studio", ownerID: home.bob, created: "t")
+            try add("studio", room: other, owner: nil, assignee: home.bob, due: nil)
         }
         func titles(_ scope: TaskScope, _ done: Bool?, since: String? = nil) throws -> [String] {
             try store.run { try $0.tasks(in: scope, done: done, finishedSince: since).map(\.title) }
@@ -105,7 +108,16 @@ import Testing
         #expect(try titles(.room(home.room), true).sorted() == ["old", "recent"])
         #expect(try titles(.room(home.room), nil, since: "2026-11-01T00:00:00Z").sorted() == ["later", "recent", "sooner", "undated"])
         #expect(try titles(.personal(user: home.bob), nil) == ["bob's own"])
-        #expect(try titles(.mine(user: home.bob), false) == ["later", "undated", "bob's own"])
+        #expect(try titles(.mine(user: home.bob), false) == ["later", "undated", "bob's own", "studio"])
+        // What alice may see of bob's: his tasks in the rooms they share, never his own.
+        #expect(try titles(.sharedWith(user: home.bob, viewer: home.alice), false) == ["later", "undated"])
+        #expect(try titles(.sharedWith(user: home.bob, viewer: home.bob), false) == ["later", "undated", "studio"])
+        #expect(try titles(.sharedWith(user: home.bob, viewer: home.alice), nil, since: "2026-11-01T00:00:00Z")
+                .sorted() == ["later", "recent", "undated"])
+        let studio = try store.run { db in try db.roomIDs(named: "bob's studio", forUser: home.bob) }
+        #expect(try store.run { db in try db.sharedRoomIDs(of: home.alice, and: home.bob) } == [home.room])
+        #expect(try store.run { db in try db.sharedRoomIDs(of: home.bob, and: home.bob) } == [home.room] + studio)
+        #expect(try store.run { db in try db.sharedRoomIDs(of: home.alice, and: 0) } == [])
         #expect(try titles(.mine(user: home.alice), false) == ["alice's own"])
     }
 
