@@ -1,4 +1,4 @@
-/// The name and password rules of CONTRACT §4, checked before any hashing or storage.
+/// The name, password and token label rules of CONTRACT §4, checked before any hashing or storage.
 public enum AccountRules {
     public static let nameLength = 2...32
     public static let passwordBytes = 15...1024
@@ -18,6 +18,15 @@ public enum AccountRules {
         guard passwordBytes.contains(count) else {
             throw .badPasswordLength(count)
         }
+    }
+
+    public static let tokenLabelLength = 1...64
+
+    /// 1–64 of `A–Z a–z 0–9 . _ -`, as typed: a label is shown back, never folded.
+    public static func checkTokenLabel(_ label: String) throws(DomainError) {
+        guard tokenLabelLength.contains(label.utf8.count),
+              label.utf8.allSatisfy({ isNameByte($0) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) })
+        else { throw .badTokenLabel }
     }
 
     static func isNameByte(_ byte: UInt8) -> Bool {

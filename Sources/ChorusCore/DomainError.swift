@@ -9,6 +9,17 @@ public enum DomainError: Error, Equatable, Sendable {
     case noSuchInvite(String)
     case noSuchInviteInRoom(code: String, room: String)
     case notAMember(user: String, room: String?)
+    case noSuchToken(label: String)
+
+    // Who you are: signing in and accounts.
+    case logInFirst
+    case notLoggedIn
+    case wrongNameOrPassword
+    case invalidToken
+    case wrongOldPassword
+    case accountGone
+    case accountDisabled
+    case tooManyFailedLogins(name: String, retryAfter: Int)
 
     // Who may do what.
     case roleRequired(Role, room: String, action: String)
@@ -19,9 +30,12 @@ public enum DomainError: Error, Equatable, Sendable {
     case removeAdmin(room: String)
     case ownerLeaving(room: String, id: Int64)
     case ownerKeepsRole
+    case serverAdminRequired
+    case disableSelf
 
     // The state forbids it.
     case ambiguousRoomName(String, ids: [Int64])
+    case nameTaken(String)
     case alreadyMember(user: String, room: String)
     case alreadyInRoom(Int64)
     case alreadyHasRole(user: String, role: Role, room: String)
@@ -33,6 +47,7 @@ public enum DomainError: Error, Equatable, Sendable {
     // Values the rules do not allow.
     case badName(String)
     case badPasswordLength(Int)
+    case badTokenLabel
     case fieldLength(String, max: Int)
     case fieldNotOneLine(String, character: String)
     case fieldTooLong(String, max: Int)
@@ -56,6 +71,16 @@ public enum DomainError: Error, Equatable, Sendable {
         case .noSuchInvite(let code): "no such invite code \(code) (it may have expired or been used up)"
         case .noSuchInviteInRoom(let code, let room): "no such invite code \(code) for \(room)"
         case .notAMember(let user, let room): "\(user) is not a member of \(room ?? "the room")"
+        case .noSuchToken(let label): "no token labelled \(label)"
+        case .logInFirst: "log in first: LOGIN NAME PASSWORD, or REGISTER NAME PASSWORD"
+        case .notLoggedIn: "not logged in"
+        // One answer for an unknown name and a wrong password: names are not probed this way.
+        case .wrongNameOrPassword: "wrong name or password"
+        case .invalidToken: "invalid token"
+        case .wrongOldPassword: "the old password is wrong"
+        case .accountGone: "account is gone; log in again"
+        case .accountDisabled: "this account is disabled; ask a server admin"
+        case .tooManyFailedLogins(let name, let wait): "too many failed logins for \(name); try again in \(wait) s"
         case .roleRequired(let role, let room, let action):
             "only the \(role == .owner ? "owner" : "owner or an admin") of \(room) can \(action)"
         case .onlyCreatorOrAdmin(let task, let room, let action):
@@ -66,8 +91,11 @@ public enum DomainError: Error, Equatable, Sendable {
         case .removeAdmin(let room): "only the owner of \(room) can remove an admin"
         case .ownerLeaving(let room, let id): "the owner cannot leave \(room): hand it over first with ROOM ROLE \(id) USER owner"
         case .ownerKeepsRole: "the owner keeps the owner role until handing it to someone else"
+        case .serverAdminRequired: "only server admins can do that (chorusd admin grant NAME)"
+        case .disableSelf: "you cannot disable yourself"
         case .ambiguousRoomName(let name, let ids):
             "\(ids.count) rooms are named \(name): use an id (\(ids.map { "#\($0)" }.joined(separator: ", ")))"
+        case .nameTaken(let name): "name \(name) is taken"
         case .alreadyMember(let user, let room): "\(user) is already a member of \(room)"
         case .alreadyInRoom(let room): "you are already a member of room #\(room)"
         case .alreadyHasRole(let user, let role, let room): "\(user) is already \(role.rawValue) of \(room)"
@@ -77,6 +105,7 @@ public enum DomainError: Error, Equatable, Sendable {
         case .progressFromSubtasks(let id): "the progress of #\(id) comes from its subtasks"
         case .badName(let shown): "a name is 2-32 of a-z 0-9 . _ - (got \(shown))"
         case .badPasswordLength(let count): "a password is 15-1024 bytes (got \(count)); a few words make a good one"
+        case .badTokenLabel: "a token label is 1-64 of A-Z a-z 0-9 . _ -"
         case .fieldLength(let what, let max): "\(what) is 1-\(max) characters"
         case .fieldNotOneLine(let what, let character): "\(what) is one line: no \(character) (only notes may hold a newline)"
         case .fieldTooLong(let what, let max): "\(what) is at most \(max) characters"

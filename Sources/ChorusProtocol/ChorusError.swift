@@ -13,14 +13,16 @@ public struct ChorusError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(code) \(message)" }
 
-    public static func syntax(_ message: String) -> ChorusError { ChorusError(400, message) }
-    public static func unauthorized(_ message: String) -> ChorusError { ChorusError(401, message) }
-    public static func forbidden(_ message: String) -> ChorusError { ChorusError(403, message) }
-    public static func notFound(_ message: String) -> ChorusError { ChorusError(404, message) }
-    public static func conflict(_ message: String) -> ChorusError { ChorusError(409, message) }
-    public static func tooLong(_ message: String) -> ChorusError { ChorusError(413, message) }
-    public static func badValue(_ message: String) -> ChorusError { ChorusError(422, message) }
-    public static func slowDown(_ message: String) -> ChorusError { ChorusError(429, message) }
-    public static func `internal`(_ message: String) -> ChorusError { ChorusError(500, message) }
-    public static func unavailable(_ message: String) -> ChorusError { ChorusError(503, message) }
+    // By code, for the wire's catalogue (`ChorusError+Catalogue.swift`). Internal, so other
+    // modules take their words from it or from the domain's `DomainError`.
+    static func syntax(_ message: String) -> ChorusError { ChorusError(400, message) }
+    static func unauthorized(_ message: String) -> ChorusError { ChorusError(401, message) }
+    static func forbidden(_ message: String) -> ChorusError { ChorusError(403, message) }
+    static func notFound(_ message: String) -> ChorusError { ChorusError(404, message) }
+    static func conflict(_ message: String) -> ChorusError { ChorusError(409, message) }
+    static func tooLong(_ message: String) -> ChorusError { ChorusError(413, message) }
+    static func badValue(_ message: String) -> ChorusError { ChorusError(422, message) }
+    static func slowDown(_ message: String) -> ChorusError { ChorusError(429, message) }
+    static func `internal`(_ message: String) -> ChorusError { ChorusError(500, message) }
+    static func unavailable(_ message: String) -> ChorusError { ChorusError(503, message) }
 }

@@ -107,6 +107,7 @@ public struct ParsedArguments: Sendable {
     public let text: String?
     /// NAME of the `@NAME` that picked a mention row.
     public let mention: String?
+    /// The row's usage line, which every usage error ends with.
     let usage: String
 
     public init(positional: [String], options: [String: String], text: String?, mention: String? = nil, usage: String) {
@@ -121,10 +122,5 @@ public struct ParsedArguments: Sendable {
 
     public func optional(_ index: Int) -> String? {
         index < positional.count ? positional[index] : nil
-    }
-
-    /// A usage error for this row: `ERR 400 usage: ...`.
-    public func usageError(_ reason: String? = nil) -> ChorusError {
-        .syntax((reason.map { "\($0); " } ?? "") + "usage: \(usage)")
     }
 }

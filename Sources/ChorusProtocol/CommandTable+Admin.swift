@@ -31,7 +31,7 @@ extension CommandTable {
         CommandSpec("ADMIN", "DELETE", kind: .admin, arguments: [.init("R")],
                     summary: "delete any room by id, with its tasks and messages (server admins)") { args throws(ChorusError) in
             let digits = args[0].hasPrefix("#") ? String(args[0].dropFirst()) : args[0]
-            guard let id = Int64(digits), id > 0 else { throw args.usageError("ADMIN DELETE takes a room id, not \(args[0])") }
+            guard let id = Int64(digits), id > 0 else { throw .notARoomID(args[0], usage: args.usage) }
             return Command.ID(id: id)
         },
     ]

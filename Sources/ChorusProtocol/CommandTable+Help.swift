@@ -16,7 +16,7 @@ extension CommandTable {
         let words = (topic ?? "").uppercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard let topic, !words.isEmpty else { return all }
         let rows = all.filter { $0.verb == words[0] && (words.count < 2 || $0.subverb?.uppercased() == words[1]) }
-        guard !rows.isEmpty else { throw .notFound("no command \(topic.uppercased()); try HELP") }
+        guard !rows.isEmpty else { throw .noHelpTopic(topic.uppercased()) }
         return rows
     }
 }

@@ -24,7 +24,7 @@ extension CommandTable {
         },
         CommandSpec("ROOM", "ROLE", kind: .household, arguments: [.init("R"), .init("USER"), .init("owner|admin|member")],
                     summary: "change a member's role; owner hands the room over (owner only)") { args throws(ChorusError) in
-            guard let role = RoleName(rawValue: args[2].lowercased()) else { throw args.usageError("unknown role \(args[2])") }
+            guard let role = RoleName(rawValue: args[2].lowercased()) else { throw .unknownRole(args[2], usage: args.usage) }
             return Command.RoomRole(room: args[0], user: args[1], role: role)
         },
         CommandSpec("ROOM", "DELETE", kind: .household, arguments: [.init("R")],
@@ -35,7 +35,7 @@ extension CommandTable {
                     summary: "make an invite code for ROOM JOIN (owner or admin; default: unlimited uses, 7 days)") { args throws(ChorusError) in
             var uses: Int?
             if let raw = args.options["uses"], !raw.isEmpty {
-                guard let count = Int(raw), (1...1000).contains(count) else { throw .badValue("uses is 1-1000, not \(raw)") }
+                guard let count = Int(raw), (1...1000).contains(count) else { throw .badUses(raw) }
                 uses = count
             }
             let expires = try args.options["expires"].flatMap { raw throws(ChorusError) in raw.isEmpty ? nil : try DateWord(parsing: raw) }
@@ -68,7 +68,7 @@ extension CommandTable {
         },
         CommandSpec("TASK", "EDIT", kind: .household, arguments: [.init("T")], options: ["title=TEXT"] + taskOptions.filter { $0 != "assign=USER" },
                     summary: "change a task's fields; an empty value clears one (creator, admin or owner)") { args throws(ChorusError) in
-            guard !args.options.isEmpty else { throw args.usageError("nothing to change") }
+            guard !args.options.isEmpty else { throw .nothingToChange(usage: args.usage) }
             let task = try taskID(args[0], args)
             return Command.TaskEdit(task: task, options: try TaskOption.parse(args.options))
         },
@@ -82,7 +82,7 @@ extension CommandTable {
             let raw = args[1]
             let digits = raw.hasSuffix("%") ? String(raw.dropLast()) : raw
             guard let percent = Int(digits), (0...100).contains(percent) else {
-                throw .badValue("progress is a whole percentage 0-100, not \(raw)")
+                throw .badProgress(raw)
             }
             return Command.TaskProgress(task: task, percent: percent)
         },
@@ -126,12 +126,12 @@ extension CommandTable {
                     summary: "a room's latest messages, oldest first (LIMIT up to 200; before=ID pages back)") { args throws(ChorusError) in
             var limit: Int?
             if let raw = args.optional(1) {
-                guard let value = Int(raw), value > 0 else { throw .badValue("LIMIT is a positive number, not \(raw)") }
+                guard let value = Int(raw), value > 0 else { throw .badLimit(raw) }
                 limit = value
             }
             var before: Int64?
             if let raw = args.options["before"] {
-                guard let value = Int64(raw), value > 0 else { throw .badValue("before is a message id, not \(raw)") }
+                guard let value = Int64(raw), value > 0 else { throw .badBefore(raw) }
                 before = value
             }
             return Command.History(room: args[0], limit: limit, before: before)
@@ -141,14 +141,14 @@ extension CommandTable {
     /// `12` or `#12`.
     static func taskID(_ word: String, _ args: ParsedArguments) throws(ChorusError) -> Int64 {
         let digits = word.hasPrefix("#") ? String(word.dropFirst()) : word
-        guard let id = Int64(digits), id > 0 else { throw args.usageError("a task is named by its number, not \(word)") }
+        guard let id = Int64(digits), id > 0 else { throw .notATaskNumber(word, usage: args.usage) }
         return id
     }
 
     /// `open|done|overdue|all` in any case; none is `open`.
     static func taskFilter(_ word: String?, _ args: ParsedArguments) throws(ChorusError) -> TaskFilter {
         guard let word else { return .open }
-        guard let filter = TaskFilter(rawValue: word.lowercased()) else { throw args.usageError("unknown filter \(word.lowercased())") }
+        guard let filter = TaskFilter(rawValue: word.lowercased()) else { throw .unknownFilter(word.lowercased(), usage: args.usage) }
         return filter
     }
 }

@@ -18,10 +18,10 @@ extension CommandTable {
         },
         CommandSpec("SYNC", kind: .household, arguments: [.init("AFTER_ID"), .init("LIMIT", optional: true)],
                     summary: "the events you missed after an event id, oldest first (LIMIT up to 500)") { args throws(ChorusError) in
-            guard let after = Int64(args[0]), after >= 0 else { throw args.usageError("AFTER_ID is an event id, not \(args[0])") }
+            guard let after = Int64(args[0]), after >= 0 else { throw .notAnEventID(args[0], usage: args.usage) }
             var limit: Int?
             if let raw = args.optional(1) {
-                guard let value = Int(raw), value > 0 else { throw args.usageError("LIMIT is a positive number, not \(raw)") }
+                guard let value = Int(raw), value > 0 else { throw .limitNotPositive(raw, usage: args.usage) }
                 limit = value
             }
             return Command.Sync(after: after, limit: limit)

@@ -13,7 +13,7 @@ public enum CommandTable {
         CommandSpec("MODE", kind: .session, arguments: [.init("text|json")], needsLogin: false,
                     summary: "switch replies and events between text (people) and JSON lines (bots)") { args throws(ChorusError) in
             guard let mode = OutputMode(rawValue: args[0].lowercased()) else {
-                throw args.usageError("unknown mode \(args[0])")
+                throw .unknownMode(args[0], usage: args.usage)
             }
             return Command.Mode(mode: mode)
         },

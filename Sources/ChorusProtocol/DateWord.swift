@@ -32,13 +32,8 @@ public struct DateWord: Sendable, Equatable {
     }
 
     public init(parsing text: String) throws(ChorusError) {
-        guard let form = DateWord.form(of: text) else { throw DateWord.badDate(text) }
+        guard let form = DateWord.form(of: text) else { throw .badDate(text) }
         self.init(text: text, form: form)
-    }
-
-    /// ERR 422 for a WHEN that is none of the accepted forms.
-    public static func badDate(_ text: String) -> ChorusError {
-        .badValue("bad date \(text): use \(accepted)")
     }
 
     private static func form(of text: String) -> Form? {

@@ -15,7 +15,7 @@ public enum RepeatWord: Sendable, Equatable {
         case "monthly": self = .monthly
         default:
             guard word.hasSuffix("d"), let count = Int(word.dropLast()), (1...365).contains(count) else {
-                throw .badValue("bad repeat \(raw): use \(RepeatWord.accepted)")
+                throw .badRepeat(raw)
             }
             self = .days(count)
         }

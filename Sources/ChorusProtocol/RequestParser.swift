@@ -14,7 +14,7 @@ public enum RequestParser {
 
     public static func parse(_ bytes: [UInt8]) -> Outcome {
         guard let line = String(validating: bytes, as: UTF8.self) else {
-            return .failure(tag: readableTag(bytes), .syntax("invalid UTF-8"))
+            return .failure(tag: readableTag(bytes), .invalidUTF8)
         }
         return parse(line)
     }
@@ -41,14 +41,13 @@ public enum RequestParser {
             let word = scanner.bareWord()
             let name = word.dropFirst()
             guard !name.isEmpty, name.count <= maxTagLength, name.utf8.allSatisfy(isTagByte) else {
-                return .failure(tag: nil, .syntax("bad tag: @ and 1-64 of A-Z a-z 0-9 . _ : -"))
+                return .failure(tag: nil, .badTag)
             }
             tag = String(name)
             scanner.skipSpaces()
         }
         if let control = scanner.firstControlCharacter() {
-            let hex = String(control, radix: 16)
-            return .failure(tag: tag, .syntax("control character 0x\(hex.count == 1 ? "0" + hex : hex) in line"))
+            return .failure(tag: tag, .controlCharacter(control))
         }
         do throws(ChorusError) {
             let request = try parseCommand(&scanner, tag: tag)
@@ -61,7 +60,7 @@ public enum RequestParser {
     private static func parseCommand(_ scanner: inout LineScanner, tag: String?) throws(ChorusError) -> Request {
         let verb = scanner.bareWord().uppercased()
         if verb.isEmpty {
-            throw .syntax("missing command; try HELP")
+            throw .missingCommand
         }
         // Only a verb with keyword or @NAME rows needs the next word to pick its row; SAY
         // and most others skip making it.
@@ -81,11 +80,11 @@ public enum RequestParser {
                 if case .mention = row.head { mention = String(word.dropFirst()) }
             }
         case .unknownVerb:
-            throw .syntax("unknown command \(verb); try HELP")
+            throw .unknownCommand(verb)
         case .missingSubverb:
-            throw .syntax("missing \(verb) command; usage: \(CommandTable.usages(forVerb: verb))")
+            throw .missingSubverb(verb, usages: CommandTable.usages(forVerb: verb))
         case .unknownSubverb:
-            throw .syntax("unknown \(verb) command; usage: \(CommandTable.usages(forVerb: verb))")
+            throw .unknownSubverb(verb, usages: CommandTable.usages(forVerb: verb))
         }
         let arguments = try readArguments(&scanner, spec: spec, mention: mention)
         return Request(tag: tag, command: try spec.command(from: arguments), verb: spec.name, kind: spec.kind,
@@ -96,17 +95,16 @@ public enum RequestParser {
         var positional: [String] = []
         var options: [String: String] = [:]
         let usage = spec.usage
-        func usageError(_ reason: String) -> ChorusError { .syntax("\(reason); usage: \(usage)") }
 
         if let textName = spec.text {
             for argument in spec.arguments {
                 scanner.skipSpaces()
-                guard !scanner.atEnd else { throw usageError("missing \(argument.name)") }
+                guard !scanner.atEnd else { throw .missingArgument(argument.name, usage: usage) }
                 positional.append(try scanner.word(usage: usage))
             }
             scanner.skipSpaces()
             let text = scanner.rest()
-            guard !text.isEmpty else { throw usageError("missing \(textName)") }
+            guard !text.isEmpty else { throw .missingArgument(textName, usage: usage) }
             return ParsedArguments(positional: positional, options: [:], text: text, mention: mention, usage: usage)
         }
 
@@ -116,21 +114,19 @@ public enum RequestParser {
             if scanner.atEnd { break }
             if let key = scanner.optionKey() {
                 guard allowedOptions.contains(key) else {
-                    throw usageError(allowedOptions.isEmpty ? "\(spec.name) takes no options" : "unknown option \(key)")
+                    throw allowedOptions.isEmpty ? .takesNoOptions(spec.name, usage: usage) : .unknownOption(key, usage: usage)
                 }
-                guard options[key] == nil else { throw usageError("option \(key) given twice") }
+                guard options[key] == nil else { throw .optionTwice(key, usage: usage) }
                 options[key] = try scanner.word(usage: usage)
             } else {
                 positional.append(try scanner.word(usage: usage))
             }
         }
         guard positional.count >= spec.minimumArguments else {
-            let missing = spec.arguments[positional.count].name
-            throw usageError("missing \(missing)")
+            throw .missingArgument(spec.arguments[positional.count].name, usage: usage)
         }
         guard positional.count <= spec.arguments.count else {
-            // Usually a title or name of several words typed without quotes.
-            throw usageError("too many arguments (an argument of several words goes in \"double quotes\")")
+            throw .tooManyArguments(usage: usage)
         }
         return ParsedArguments(positional: positional, options: options, text: nil, mention: mention, usage: usage)
     }
@@ -219,7 +215,7 @@ struct LineScanner {
             switch byte {
             case UInt8(ascii: "\""):
                 if let next = peek, !LineScanner.isSpace(next) {
-                    throw .syntax("a closing quote must end the word; usage: \(usage)")
+                    throw .quoteNotAtWordEnd(usage: usage)
                 }
                 return String(decoding: out, as: UTF8.self)
             case UInt8(ascii: "\\"):
@@ -230,12 +226,12 @@ struct LineScanner {
                 case UInt8(ascii: "\\"): out.append(escaped)
                 case UInt8(ascii: "n"): out.append(UInt8(ascii: "\n"))
                 default:
-                    throw .syntax("unknown escape \\\(character(at: index - 1)) (use \\\" \\\\ \\n); usage: \(usage)")
+                    throw .unknownEscape(character(at: index - 1), usage: usage)
                 }
             default:
                 out.append(byte)
             }
         }
-        throw .syntax("unterminated quote; usage: \(usage)")
+        throw .unterminatedQuote(usage: usage)
     }
 }

@@ -57,17 +57,17 @@ public enum TaskOption: Sendable, Equatable {
         case "remind": self = .remind(try date())
         case "estimate":
             guard clear || (Double(value).map { $0 >= 0 && $0 <= 3650 } ?? false) else {
-                throw .badValue("estimate is a number of days 0-3650, not \(value)")
+                throw .badEstimate(value)
             }
             self = .estimate(clear ? nil : Double(value))
         case "points":
             guard clear || (Int(value).map { (0...1000).contains($0) } ?? false) else {
-                throw .badValue("points is a whole number 0-1000, not \(value)")
+                throw .badPoints(value)
             }
             self = .points(clear ? nil : Int(value))
         case "parent":
             let digits = value.hasPrefix("#") ? String(value.dropFirst()) : value
-            guard clear || Int64(digits) != nil else { throw .badValue("parent is a task number, not \(value)") }
+            guard clear || Int64(digits) != nil else { throw .badParent(value) }
             self = .parent(clear ? nil : Int64(digits))
         case "repeat": self = .repeat(clear ? nil : try RepeatWord(parsing: value))
         case "rotate":
@@ -75,7 +75,7 @@ public enum TaskOption: Sendable, Equatable {
                 .map { $0.trimmingCharacters(in: .whitespaces) })
         case "notes": self = .notes(value)
         case "title": self = .title(value)
-        default: throw .syntax("unknown option \(key)")
+        default: throw .unknownTaskOption(key)
         }
     }
 }

@@ -27,7 +27,7 @@ extension Database {
         do {
             try prepare(AccountSQL.insert).run(.text(name), .text(passwordHash), .text(created))
         } catch let error as StoreError where error.kind == .duplicate {
-            throw StoreError(.duplicate, reason: "name \(name) is taken", message: error.message)
+            throw StoreError.nameTaken(name, message: error.message)
         }
         return AccountRecord(
             id: lastInsertRowID, name: name, passwordHash: passwordHash,
@@ -45,7 +45,7 @@ extension Database {
     /// Throws 404 when there is no such account: a silent no-op would hide a caller's bug.
     public func setPasswordHash(accountID: Int64, hash: String) throws {
         try prepare(AccountSQL.setPassword).run(.integer(accountID), .text(hash))
-        if changes == 0 { throw StoreError(.notFound, reason: "no account with id \(accountID)") }
+        if changes == 0 { throw StoreError.noAccount(id: accountID) }
     }
 
     /// Returns false when there is no such account.

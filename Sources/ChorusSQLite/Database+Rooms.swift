@@ -83,7 +83,7 @@ extension Database {
             try prepare("INSERT INTO members (room, user, role, joined) VALUES (?1, ?2, ?3, ?4)")
                 .run(.integer(room), .integer(user), .text(role.rawValue), .text(joined))
         } catch let error as StoreError where error.kind == .duplicate {
-            throw StoreError(.duplicate, reason: "already a member", message: error.message)
+            throw StoreError.alreadyMember(message: error.message)
         }
     }
 

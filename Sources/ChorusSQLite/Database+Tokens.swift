@@ -9,7 +9,7 @@ extension Database {
             try prepare("INSERT INTO tokens (user, label, digest, created) VALUES (?1, ?2, ?3, ?4)")
                 .run(.integer(user), .text(label), .text(digest), .text(created))
         } catch let error as StoreError where error.kind == .duplicate {
-            throw StoreError(.duplicate, reason: "you already have a token labelled \(label)", message: error.message)
+            throw StoreError.tokenLabelTaken(label, message: error.message)
         }
         return TokenRecord(id: lastInsertRowID, label: label, created: created, lastUsed: nil)
     }

@@ -100,7 +100,7 @@ final class QueueWorker: Sendable {
         case .queued: break
         case .queuedAndWake: wake.signal()
         case .refused:
-            job.fail(StoreError(.unavailable, reason: "shutting down"))
+            job.fail(StoreError.shuttingDown)
             batchEnded()
         }
     }

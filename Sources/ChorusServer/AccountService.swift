@@ -19,8 +19,6 @@ final class AccountService: Sendable {
     /// against it, so it costs the same time as a wrong password.
     private let decoyHash: String
 
-    static let loginFailed = ChorusError.unauthorized("wrong name or password")
-
     init(database: any StoreExecutor, hasher: PasswordHasher, pool: WorkerPool, clock: any Clock,
          loginCounts: any FailedLoginCounts) throws {
         self.database = database
@@ -41,7 +39,7 @@ final class AccountService: Sendable {
         }
         // A taken name is public anyway (409); checking first spares a hash.
         read({ db in try db.account(named: name) }, completion) { [self] existing in
-            if existing != nil { return completion(.failure(.conflict("name \(name) is taken"))) }
+            if existing != nil { return completion(.failure(ChorusError(.nameTaken(name)))) }
             hash(password, completion) { [self] encoded in
                 let created = Timestamp.rfc3339(clock.now())
                 read({ db in try db.createAccount(name: name, passwordHash: encoded, created: created) }, completion) { record in
@@ -59,7 +57,7 @@ final class AccountService: Sendable {
         let key = rawName.lowercased()
         read({ [loginCounts, clock] db -> Result<AccountRecord?, ChorusError> in
             if let wait = loginCounts.admit(name: key, address: address, now: clock.now()) {
-                return .failure(.slowDown("too many failed logins for \(key); try again in \(Int(wait.rounded(.up))) s"))
+                return .failure(ChorusError(.tooManyFailedLogins(name: key, retryAfter: Int(wait.rounded(.up)))))
             }
             return .success(name.isEmpty ? nil : try db.account(named: name))
         }, completion) { [self] lookup in
@@ -72,11 +70,11 @@ final class AccountService: Sendable {
                 let matches = hasher.verify(password, against: record?.passwordHash ?? decoyHash)
                 guard matches, let account = record else {
                     loginCounts.failed(name: key, address: address, now: clock.now())
-                    return completion(.failure(Self.loginFailed))
+                    return completion(.failure(ChorusError(.wrongNameOrPassword)))
                 }
                 // Only someone who knows the password learns the account is disabled.
                 guard !account.disabled else {
-                    return completion(.failure(.forbidden("this account is disabled; ask a server admin")))
+                    return completion(.failure(ChorusError(.accountDisabled)))
                 }
                 loginCounts.succeeded(name: key, address: address)
                 guard hasher.needsRehash(account.passwordHash) else { return completion(.success(SignedInAccount(account))) }
@@ -94,10 +92,10 @@ final class AccountService: Sendable {
             return completion(.failure(ChorusError(error)))
         }
         read({ db in try db.account(id: accountID) }, completion) { [self] record in
-            guard let record else { return completion(.failure(.unauthorized("account is gone; log in again"))) }
+            guard let record else { return completion(.failure(ChorusError(.accountGone))) }
             onPool(completion) { [self] in
                 guard hasher.verify(old, against: record.passwordHash) else {
-                    return completion(.failure(.unauthorized("the old password is wrong")))
+                    return completion(.failure(ChorusError(.wrongOldPassword)))
                 }
                 hash(new, completion, onPoolAlready: true) { [self] encoded in
                     read({ db in try db.setPasswordHash(accountID: accountID, hash: encoded) }, completion) {
@@ -134,7 +132,7 @@ final class AccountService: Sendable {
 
     private func onPool<R>(_ completion: @escaping Completion<R>, _ work: @escaping @Sendable () -> Void) {
         if !pool.submit(work) {
-            completion(.failure(.unavailable("too many logins in progress; try again in a moment")))
+            completion(.failure(.loginsBusy))
         }
     }
 
@@ -145,7 +143,7 @@ final class AccountService: Sendable {
                 next(try hasher.hash(password))
             } catch {
                 Log.info("password hashing failed: \(error)")
-                completion(.failure(.internal("could not hash the password")))
+                completion(.failure(.hashFailed))
             }
         }
         if onPoolAlready { work() } else { onPool(completion, work) }
@@ -161,15 +159,15 @@ final class AccountService: Sendable {
         case let error as StoreError:
             if error.reason == nil { Log.info("store: \(error)") }
             switch error.kind {
-            case .duplicate, .constraint: return .conflict(error.reason ?? "conflicts with existing data")
-            case .notFound: return .notFound(error.reason ?? "not found")
-            case .full: return .unavailable(error.reason ?? "storage full")
-            case .unavailable: return .unavailable(error.reason ?? "storage unavailable")
-            case .failed: return .internal(error.reason ?? "storage error")
+            case .duplicate, .constraint: return ChorusError.storageConflict.worded(error.reason)
+            case .notFound: return ChorusError.storageNotFound.worded(error.reason)
+            case .full: return ChorusError.storageFull.worded(error.reason)
+            case .unavailable: return ChorusError.storageUnavailable.worded(error.reason)
+            case .failed: return ChorusError.storageFailed.worded(error.reason)
             }
         default:
             Log.info("unexpected: \(error)")
-            return .internal("internal error")
+            return .internalError
         }
     }
 }

@@ -9,7 +9,7 @@ import Foundation
 extension CommandContext {
     private func requireAdmin() throws {
         guard try db.account(id: caller.id)?.admin == true else {
-            throw ChorusError.forbidden("only server admins can do that (chorusd admin grant NAME)")
+            throw DomainError.serverAdminRequired
         }
     }
 
@@ -74,7 +74,7 @@ extension CommandContext {
     func adminSetDisabled(_ name: String, _ disabled: Bool) throws -> CommandResult {
         try requireAdmin()
         let account = try user(named: name)
-        guard account.id != caller.id || !disabled else { throw ChorusError.forbidden("you cannot disable yourself") }
+        guard account.id != caller.id || !disabled else { throw DomainError.disableSelf }
         _ = try db.setDisabled(name: account.name, disabled)
         Log.info("admin: \(caller.name) \(disabled ? "disabled" : "enabled") \(account.name)")
         var done = result(.ok("\(account.name) is \(disabled ? "disabled; their sessions are closed" : "enabled")",
@@ -100,7 +100,7 @@ extension CommandContext {
     /// ADMIN DELETE R
     func adminDelete(_ id: Int64) throws -> CommandResult {
         try requireAdmin()
-        guard let room = try db.allRooms().first(where: { $0.id == id }) else { throw ChorusError.notFound("no such room \(id)") }
+        guard let room = try db.allRooms().first(where: { $0.id == id }) else { throw DomainError.noSuchRoom(String(id)) }
         let audience = try db.memberIDs(ofRoom: id)
         try db.deleteRoom(id)
         let event = try emit("room.deleted", room: id, payload: [("room", .int(id)), ("name", .string(room.name))],

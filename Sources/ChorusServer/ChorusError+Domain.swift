@@ -11,18 +11,22 @@ extension ChorusError {
     static func code(of error: DomainError) -> Int {
         switch error {
         // Outsiders get 404, never 403: a room or task of others looks like one that is not there.
-        case .noSuchRoom, .noSuchTask, .noSuchUser, .noSuchInvite, .noSuchInviteInRoom, .notAMember:
+        case .noSuchRoom, .noSuchTask, .noSuchUser, .noSuchInvite, .noSuchInviteInRoom, .notAMember, .noSuchToken:
             return 404
+        case .logInFirst, .notLoggedIn, .wrongNameOrPassword, .invalidToken, .wrongOldPassword, .accountGone:
+            return 401
         case .roleRequired, .onlyCreatorOrAdmin, .personalTaskAssignee, .removeSelf, .removeOwner, .removeAdmin,
-             .ownerLeaving, .ownerKeepsRole:
+             .ownerLeaving, .ownerKeepsRole, .serverAdminRequired, .disableSelf, .accountDisabled:
             return 403
-        case .ambiguousRoomName, .alreadyMember, .alreadyInRoom, .alreadyHasRole, .alreadyDone, .notDone,
+        case .ambiguousRoomName, .nameTaken, .alreadyMember, .alreadyInRoom, .alreadyHasRole, .alreadyDone, .notDone,
              .progressOfDoneTask, .progressFromSubtasks:
             return 409
-        case .badName, .badPasswordLength, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter, .badDate,
-             .ownParent, .parentInOtherRoom, .parentIsSubtask,
+        case .badName, .badPasswordLength, .badTokenLabel, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter,
+             .badDate, .ownParent, .parentInOtherRoom, .parentIsSubtask,
              .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast:
             return 422
+        case .tooManyFailedLogins:
+            return 429
         }
     }
 }

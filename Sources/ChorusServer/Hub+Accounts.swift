@@ -52,7 +52,7 @@ extension Hub {
         runOffLoop(session, tag: tag) { [database, clock] done in
             database.submit({ db -> (LoginOutcome, Int64) in
                 guard let (tokenID, account) = try db.useToken(digest: digest, at: Timestamp.rfc3339(clock.now())),
-                      !account.disabled else { throw ChorusError.unauthorized("invalid token") }
+                      !account.disabled else { throw DomainError.invalidToken }
                 let summary = try LoginSummary.text(for: account.id, db: db, now: clock.now())
                 return (LoginOutcome(account: SignedInAccount(account), summary: summary,
                                      notices: try db.takePendingNotices(user: account.id)), tokenID)
@@ -79,7 +79,7 @@ extension Hub {
     }
 
     func whoami(_ session: Session) -> Reply {
-        guard let account = session.account else { return .error(.unauthorized("not logged in")) }
+        guard let account = session.account else { return .error(ChorusError(.notLoggedIn)) }
         return .ok(account.name + (account.admin ? " (server admin)" : ""), [("user", Self.userShape(account))])
     }
 }

@@ -6,13 +6,13 @@ import ChorusStore
 extension Hub {
     func handle(_ request: Request, from session: Session) {
         if request.needsLogin && session.account == nil {
-            session.send(.error(.unauthorized("log in first: LOGIN NAME PASSWORD, or REGISTER NAME PASSWORD")), tag: request.tag)
+            session.send(.error(ChorusError(.logInFirst)), tag: request.tag)
             return
         }
         switch RouteTable.route(for: request) {
         case .onLoop(let answer)?: answer(self, session, request.command, request.tag)
         case .databaseJob(let job)?: runJob(job, request, from: session)
-        case nil: session.send(.error(.internal("\(request.verb) has no handler")), tag: request.tag)
+        case nil: session.send(.error(.noHandler(request.verb)), tag: request.tag)
         }
     }
 

@@ -61,7 +61,7 @@ final class Hub: ConnectionDelegate {
         guard let session = sessions[connection.id] else { return }
         // A refused session never logs in, so no event is due to it before this.
         if let refusal = session.refusal {
-            session.send(.error(.unavailable(refusal)), tag: nil)
+            session.send(.error(refusal), tag: nil)
             session.connection.closeAfterFlush()
             return
         }
@@ -193,10 +193,10 @@ final class Hub: ConnectionDelegate {
     private func understand(_ frame: LineFramer.Frame, for session: Session) -> PendingLine? {
         switch frame {
         case .tooLong(let tag):
-            return .reply(.error(.tooLong("line longer than \(configuration.maxLine) bytes; discarded")), tag: tag)
+            return .reply(.error(.lineTooLong(max: configuration.maxLine)), tag: tag)
         case .line(let bytes) where session.account == nil && bytes.count > Self.preLoginMaxLine:
             // Strangers get a small budget: no command before login needs more.
-            return .reply(.error(.tooLong("before login, lines are at most \(Self.preLoginMaxLine) bytes")),
+            return .reply(.error(.preLoginLineTooLong(max: Self.preLoginMaxLine)),
                           tag: RequestParser.readableTag(bytes))
         case .line(let bytes):
             switch RequestParser.parse(bytes) {

@@ -19,7 +19,7 @@ extension CommandContext {
     func roomCreate(name raw: String) throws -> CommandResult {
         let name = try Self.roomName(raw)
         let id = try db.createRoom(name: name, ownerID: caller.id, created: timestamp)
-        guard let room = try db.room(id: id, forUser: caller.id, now: now) else { throw ChorusError.internal("room vanished") }
+        guard let room = try db.room(id: id, forUser: caller.id, now: now) else { throw ChorusError.roomVanished }
         let event = try emitToRoom("member.added", room: id, payload: [("user", .string(caller.name)), ("role", .string("owner"))],
                                    text: "\(caller.name) created \(name) (#\(id))")
         try db.openMembership(room: id, user: caller.id, fromEvent: event)

@@ -30,7 +30,7 @@ struct RouteEntry: Sendable {
                                          _ answer: @escaping @Sendable (Hub, Session, C, String?) -> Void) -> RouteEntry {
         RouteEntry(verb: verb, commandType: type, route: .onLoop { hub, session, command, tag in
             guard let command = command as? C else {
-                return session.send(.error(.internal("\(verb) built another command than its route reads")), tag: tag)
+                return session.send(.error(.routeMismatch(verb)), tag: tag)
             }
             answer(hub, session, command, tag)
         })
@@ -41,7 +41,7 @@ struct RouteEntry: Sendable {
                                       _ run: @escaping @Sendable (CommandContext, C) throws -> CommandResult) -> RouteEntry {
         RouteEntry(verb: verb, commandType: type, route: .databaseJob(DatabaseJobRoute(touchesTasks: touchesTasks, needsLoopState: needsLoopState) {
             context, command in
-            guard let command = command as? C else { throw ChorusError.internal("\(verb) built another command than its route reads") }
+            guard let command = command as? C else { throw ChorusError.routeMismatch(verb) }
             return try run(context, command)
         }))
     }

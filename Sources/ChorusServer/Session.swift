@@ -30,7 +30,7 @@ final class Session {
     /// For the handshake timeout (`SessionTable`).
     var receivedFirstLine = false
     /// Over a connection limit: after the handshake it gets this `ERR 503` and is closed.
-    var refusal: String?
+    var refusal: ChorusError?
     /// The address this session counts against for `--max-per-ip` (nil: not counted).
     var countedAddress: String?
 

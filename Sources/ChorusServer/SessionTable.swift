@@ -62,9 +62,9 @@ final class SessionTable {
             return true
         }
         if open > configuration.maxConnections {
-            session.refusal = "too many connections to this server; try again later"
+            session.refusal = .serverFull
         } else if !counted {
-            session.refusal = "too many connections from \(address); close some and try again"
+            session.refusal = .tooManyConnections(from: address)
         } else {
             session.countedAddress = address
         }
@@ -161,7 +161,7 @@ final class SessionTable {
             let idle = Double(MonotonicTime.nanoseconds() - session.lastActivity) / 1e9
             if idle >= configuration.idleTimeout && session.input.isIdle {
                 pendingFanOut.flush()
-                session.send(.error(.slowDown("idle for \(Int(idle)) s; closing (PING keeps a session open)")), tag: nil)
+                session.send(.error(.idle(seconds: Int(idle))), tag: nil)
                 session.connection.closeAfterFlush(limit: .idle)
             } else {
                 scheduleIdleCheck(session, after: max(1, configuration.idleTimeout - idle))

@@ -258,7 +258,7 @@ extension CommandContext {
     }
 
     private func reload(_ id: Int64) throws -> TaskRecord {
-        guard let task = try db.task(id: id) else { throw ChorusError.internal("task \(id) vanished") }
+        guard let task = try db.task(id: id) else { throw ChorusError.taskVanished(id) }
         return task
     }
 

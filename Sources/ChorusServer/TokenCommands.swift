@@ -8,7 +8,7 @@ import Foundation
 extension CommandContext {
     /// TOKEN CREATE LABEL
     func tokenCreate(label: String) throws -> CommandResult {
-        try Self.checkLabel(label)
+        try AccountRules.checkTokenLabel(label)
         // 256 bits from the system's CSPRNG; only the digest is stored.
         let secret = SecureRandom.hex(32)
         let token = try db.createToken(user: caller.id, label: label, digest: Digest.sha256Hex(secret), created: timestamp)
@@ -29,16 +29,10 @@ extension CommandContext {
     /// TOKEN REVOKE LABEL
     func tokenRevoke(label: String) throws -> CommandResult {
         guard let id = try db.revokeToken(user: caller.id, label: label) else {
-            throw ChorusError.notFound("no token labelled \(label)")
+            throw DomainError.noSuchToken(label: label)
         }
         var done = result(.ok("revoked \(label); its sessions are closed", [("label", .string(label))]))
         done.closeToken = id
         return done
-    }
-
-    static func checkLabel(_ label: String) throws {
-        guard (1...64).contains(label.utf8.count),
-              label.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) })
-        else { throw ChorusError.badValue("a token label is 1-64 of A-Z a-z 0-9 . _ -") }
     }
 }

@@ -20,4 +20,12 @@ import Testing
         #expect(throws: DomainError.self) { try AccountRules.checkPassword(String(repeating: "x", count: 14)) }
         #expect(throws: DomainError.self) { try AccountRules.checkPassword(String(repeating: "x", count: 1025)) }
     }
+
+    /// Token labels are 1-64 of A-Z a-z 0-9 . _ -, kept as typed.
+    @Test func tokenLabels() throws {
+        for good in ["ci", "Cron-Job_2.x", String(repeating: "L", count: 64)] { try AccountRules.checkTokenLabel(good) }
+        for bad in ["", String(repeating: "L", count: 65), "my bot", "bot!", "bøt", "a/b"] {
+            #expect(throws: DomainError.badTokenLabel, "\(bad)") { try AccountRules.checkTokenLabel(bad) }
+        }
+    }
 }

@@ -1,4 +1,4 @@
-import ChorusProtocol
+@testable import ChorusProtocol
 import Foundation
 import Testing
 

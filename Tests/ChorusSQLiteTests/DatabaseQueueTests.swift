@@ -50,7 +50,7 @@ import ChorusStore
             done.enter()
             queue.submitSQLite({ db in
                 try Self.insert("job\(n)")(db)
-                if n == 2 { throw ChorusError.badValue("job 2 fails") }
+                if n == 2 { throw ChorusError(422, "job 2 fails") }
             }, completion: { result in
                 switch result {
                 case .success: results.append((n, true, nil))
@@ -64,7 +64,7 @@ import ChorusStore
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(results.all.map(\.0) == [1, 2, 3])
         #expect(results.all.map(\.1) == [true, false, true])
-        #expect(results.all[1].2 == ChorusError.badValue("job 2 fails"))
+        #expect(results.all[1].2 == ChorusError(422, "job 2 fails"))
         #expect(try committed() == ["job1", "job3"])
         #expect(queue.batchCount - before == 2)  // the blocker's batch, then all three at once
     }
@@ -101,9 +101,9 @@ import ChorusStore
                 done.enter()
                 queue.submitSQLite({ db in
                     runs.append(n)
-                    if n == failing && !afterWriting { throw ChorusError.notFound("nothing written") }
+                    if n == failing && !afterWriting { throw ChorusError(404, "nothing written") }
                     try Self.insert("\(failing)-\(n)")(db)
-                    if n == failing { throw ChorusError.badValue("written, then failed") }
+                    if n == failing { throw ChorusError(422, "written, then failed") }
                 }, completion: { result in
                     results.append((n, (try? result.get()) != nil))
                     done.leave()

@@ -122,7 +122,7 @@ import ChorusStore
             #expect(throws: ChorusError.self) {
                 try db.savepoint {
                     try db.prepare(insert).run("b")
-                    throw ChorusError.badValue("no")
+                    throw ChorusError(422, "no")
                 }
             }
             try db.prepare(insert).run("c")
@@ -139,7 +139,7 @@ import ChorusStore
             try db.transaction {
                 try db.prepare("INSERT INTO t (x) VALUES ('a')").run()
                 try db.transaction { try db.prepare("INSERT INTO t (x) VALUES ('b')").run() }
-                throw ChorusError.conflict("stop")
+                throw ChorusError(409, "stop")
             }
         }
         #expect(try db.integer("SELECT count(*) FROM t") == 0)

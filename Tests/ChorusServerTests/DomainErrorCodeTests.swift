@@ -22,6 +22,10 @@ import Testing
             (.ownParent, 422),
             (.parentInOtherRoom(4), 422), (.parentIsSubtask(4), 422), (.hasSubtasks(4), 422), (.personalRotation, 422),
             (.twiceInRotation("bob"), 422), (.rotationSize, 422), (.expiryInPast("x"), 422),
+            (.noSuchToken(label: "ci"), 404), (.logInFirst, 401), (.notLoggedIn, 401), (.wrongNameOrPassword, 401),
+            (.invalidToken, 401), (.wrongOldPassword, 401), (.accountGone, 401), (.accountDisabled, 403),
+            (.serverAdminRequired, 403), (.disableSelf, 403), (.nameTaken("ann"), 409), (.badTokenLabel, 422),
+            (.tooManyFailedLogins(name: "ann", retryAfter: 30), 429),
         ]
         for (error, code) in cases {
             #expect(ChorusError(error) == ChorusError(code, error.message), "\(error)")
@@ -29,5 +33,7 @@ import Testing
         #expect(AccountService.clientError(DomainError.noSuchTask(4)) == ChorusError(404, "no such task 4"))
         #expect(AccountService.clientError(DomainError.onlyCreatorOrAdmin(task: 4, room: "Flat 2B", action: "edit"))
             == ChorusError(403, "only the creator of #4, or an owner or admin of Flat 2B, can edit it"))
+        #expect(AccountService.clientError(DomainError.tooManyFailedLogins(name: "ann", retryAfter: 30))
+            == ChorusError(429, "too many failed logins for ann; try again in 30 s"))
     }
 }

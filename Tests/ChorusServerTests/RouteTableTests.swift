@@ -34,7 +34,7 @@ import Testing
     /// handlers need.
     @Test func linesFindTheirRoutes() throws {
         func route(_ line: String) throws -> Route? {
-            guard case .request(let request) = RequestParser.parse(line) else { throw ChorusError.syntax(line) }
+            guard case .request(let request) = RequestParser.parse(line) else { throw ChorusError(400, line) }
             return RouteTable.route(for: request)
         }
         guard case .onLoop? = try route("PING") else { Issue.record("PING is answered on the loop"); return }

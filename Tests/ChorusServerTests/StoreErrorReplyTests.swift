@@ -1,7 +1,10 @@
+import ChorusProtocol
+import ChorusStore
 import Foundation
 import Testing
+@testable import ChorusServer
 
-/// The store's duplicates reach the client as 409 with the words chosen for them, through
+/// The store's refusals reach the client with the words chosen for them, through
 /// the one mapping of store errors to protocol codes (`AccountService.clientError`).
 @Suite struct StoreErrorReplyTests {
     /// Adding a member twice and a second token with a taken label are 409s that say what
@@ -21,5 +24,15 @@ import Testing
         #expect(label.code == 409)
         #expect(label.message == "you already have a token labelled cron")
         #expect((try alice.ok("TOKEN LIST")["tokens"] as? [Any])?.count == 1)
+    }
+
+    /// A store's own reason keeps its kind's code; without one, the wire's catalogue words it.
+    @Test func eachKindHasItsCodeAndAFallbackWording() {
+        #expect(AccountService.clientError(StoreError(.unavailable, reason: "shutting down")) == ChorusError(503, "shutting down"))
+        #expect(AccountService.clientError(StoreError(.constraint)) == ChorusError(409, "conflicts with existing data"))
+        #expect(AccountService.clientError(StoreError(.notFound)) == ChorusError(404, "not found"))
+        #expect(AccountService.clientError(StoreError(.full)) == ChorusError(503, "storage full"))
+        #expect(AccountService.clientError(StoreError(.unavailable)) == ChorusError(503, "storage unavailable"))
+        #expect(AccountService.clientError(StoreError(.failed, message: "disk I/O error")) == ChorusError(500, "storage error"))
     }
 }

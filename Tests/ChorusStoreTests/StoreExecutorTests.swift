@@ -48,11 +48,11 @@ import Testing
             done.enter()
             store.executor.submit({ db in
                 _ = try db.createAccount(name: "job\(n)", passwordHash: "h", created: "t")
-                if n == 2 { throw ChorusError.badValue("job 2 fails") }
+                if n == 2 { throw ChorusError(422, "job 2 fails") }
             }, completion: { result in
                 switch result {
                 case .success: results.append((n, nil))
-                case .failure(let error): results.append((n, error as? ChorusError ?? .internal("\(error)")))
+                case .failure(let error): results.append((n, error as? ChorusError ?? ChorusError(500, "\(error)")))
                 }
                 done.leave()
             })
@@ -60,7 +60,7 @@ import Testing
         release.signal()
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(results.all.map(\.0) == [1, 2, 3])
-        #expect(results.all.map(\.1) == [nil, ChorusError.badValue("job 2 fails"), nil])
+        #expect(results.all.map(\.1) == [nil, ChorusError(422, "job 2 fails"), nil])
         #expect(try store.run { db in try ["job1", "job2", "job3"].map { try db.account(named: $0) != nil } } == [true, false, true])
     }
 
@@ -124,8 +124,8 @@ import Testing
     /// Errors a job throws arrive unchanged; the store's own are `StoreError`s.
     @Test(arguments: StoreEngine.all) func errorsPassThrough(_ engine: StoreEngine) throws {
         let store = try StoreFixture(engine)
-        let own = #expect(throws: ChorusError.self) { try store.run { _ in throw ChorusError.notFound("no such thing") } }
-        #expect(own == ChorusError.notFound("no such thing"))
+        let own = #expect(throws: ChorusError.self) { try store.run { _ in throw ChorusError(404, "no such thing") } }
+        #expect(own == ChorusError(404, "no such thing"))
         _ = try store.run { try $0.createAccount(name: "alice", passwordHash: "h", created: "t") }
         let duplicate = #expect(throws: StoreError.self) {
             try store.run { try $0.createAccount(name: "alice", passwordHash: "h", created: "t") }
