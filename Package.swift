@@ -13,6 +13,7 @@ let package = Package(
         .target(name: "CLinux"),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // A lock ThreadSanitizer understands, for state shared between threads.
         .target(name: "ChorusLocking"),
@@ -26,6 +27,9 @@ let package = Package(
         .target(name: "ChorusStore", dependencies: ["ChorusCore"]),
         // SQLite's store, the only target that imports CSQLite; chorusd picks it.
         .target(name: "ChorusSQLite", dependencies: ["CSQLite", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
+        // A small libpq wrapper (connection, parameterised queries, transactions, SQLSTATE
+        // mapping), the only target that imports CPostgres; PostgreSQL's store builds on it.
+        .target(name: "ChorusPostgres", dependencies: ["CPostgres", "ChorusStore", "ChorusCore"]),
         .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
         .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
 
@@ -51,6 +55,8 @@ let package = Package(
         .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusSQLite", "ChorusCore", "ChorusLocking"]),
         // What only SQLite's store has: migrations, the queue's batching, checkpoints, files.
         .testTarget(name: "ChorusSQLiteTests", dependencies: ["ChorusSQLite", "ChorusStore", "ChorusCore", "ChorusLocking"]),
+        // The libpq wrapper against a throwaway PostgreSQL the tests start themselves.
+        .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusLocking", "chorusd", "chorus"]),

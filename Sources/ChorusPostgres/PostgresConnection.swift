@@ -1,0 +1,145 @@
+import CPostgres
+import Foundation
+
+/// One libpq connection, used by one thread at a time. Every failure is a `PostgresError`.
+///
+/// Statements go out with their parameters apart from the SQL text (`PQexecParams`, text
+/// format), so no value is ever spliced into a statement.
+public final class PostgresConnection {
+    /// Nil once closed, so a use after `close()` throws instead of touching freed memory.
+    private var handle: OpaquePointer?
+
+    /// Settings every connection gets unless the connection string says otherwise: a dead
+    /// peer must be noticed in seconds, not after the kernel's two hours of silence.
+    static let defaults: KeyValuePairs<String, String> = [
+        "connect_timeout": "10",
+        "keepalives": "1", "keepalives_idle": "5", "keepalives_interval": "2", "keepalives_count": "3",
+        "tcp_user_timeout": "10000",
+    ]
+
+    /// Connects with `conninfo`, a libpq URI (`postgresql://…`) or `key=value` string, so
+    /// libpq's `PG*` variables, `~/.pgpass` and `sslmode` apply as in every libpq program.
+    /// The client encoding is always UTF-8: Swift strings are.
+    public init(_ conninfo: String, applicationName: String = "chorus") throws {
+        // A malformed string would otherwise read as "cannot connect", which sends an
+        // admin looking at the network instead of at the flag.
+        var parseError: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(conninfo, &parseError) else {
+            let reason = parseError.map { String(cString: $0) } ?? "out of memory"
+            PQfreemem(parseError)
+            throw PostgresError(sqlState: nil, kind: .failed, message: "invalid connection string: \(Self.oneLine(reason))")
+        }
+        PQconninfoFree(options)
+
+        // Later keys override earlier ones, and the expanded `dbname` (the whole string)
+        // sits between: it overrides the defaults, and cannot change the encoding.
+        var pairs = Self.defaults.map { ($0.key, $0.value) }
+        pairs.append(("fallback_application_name", applicationName))
+        pairs.append(("dbname", conninfo))
+        pairs.append(("client_encoding", "UTF8"))
+        let keys = pairs.map { strdup($0.0) }
+        let values = pairs.map { strdup($0.1) }
+        defer { (keys + values).forEach { free($0) } }
+        let connection = (keys.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { keyList in
+            (values.map { UnsafePointer($0) } + [nil]).withUnsafeBufferPointer { valueList in
+                PQconnectdbParams(keyList.baseAddress, valueList.baseAddress, 1)
+            }
+        }
+        guard let connection else {
+            throw PostgresError(sqlState: nil, kind: .unavailable, message: "cannot connect: libpq is out of memory")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let reason = Self.oneLine(String(cString: PQerrorMessage(connection)))
+            PQfinish(connection)
+            throw PostgresError(sqlState: nil, kind: .unavailable, message: "cannot connect to PostgreSQL: \(reason)")
+        }
+        cpostgres_silence_notices(connection)
+        handle = connection
+    }
+
+    deinit { close() }
+
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+    }
+
+    /// False once libpq has seen the connection break (or after `close()`); `reset()`
+    /// connects again with the same settings.
+    public var isConnected: Bool {
+        guard let handle else { return false }
+        return PQstatus(handle) == CONNECTION_OK
+    }
+
+    /// The server process serving this connection (`pg_terminate_backend` takes it).
+    public var backendPID: Int32 { handle.map { PQbackendPID($0) } ?? 0 }
+
+    /// The server's version as a number, 150018 for 15.18.
+    public var serverVersion: Int { handle.map { Int(PQserverVersion($0)) } ?? 0 }
+
+    /// Whether a transaction is open, and whether a statement in it failed.
+    var transactionStatus: PGTransactionStatusType { handle.map { PQtransactionStatus($0) } ?? PQTRANS_UNKNOWN }
+
+    /// Connects again with the settings of the first connection, after the server went away.
+    public func reset() throws {
+        let connection = try liveHandle(allowBroken: true)
+        PQreset(connection)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw error(doing: "reconnecting", result: nil)
+        }
+        cpostgres_silence_notices(connection)
+    }
+
+    /// Runs one statement (`$1`, `$2`… for `parameters`) and returns its rows.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [PostgresValue] = []) throws -> PostgresResult {
+        let connection = try liveHandle()
+        let texts = parameters.map { $0.textFormat.map { strdup($0) } ?? nil }
+        defer { texts.forEach { free($0) } }
+        let result = texts.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
+            PQexecParams(connection, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
+        }
+        guard let result else { throw error(doing: sql, result: nil) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return PostgresResult(taking: result)
+        default:
+            let failure = error(doing: sql, result: result)
+            PQclear(result)
+            throw failure
+        }
+    }
+
+    /// Runs one statement for its effect and returns how many rows it touched.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [PostgresValue] = []) throws -> Int64 {
+        try query(sql, parameters).affectedRows
+    }
+
+    private func liveHandle(allowBroken: Bool = false) throws -> OpaquePointer {
+        guard let handle else { throw Self.closed }
+        // A broken connection is not retried behind the caller's back: the caller decides
+        // when to reset, and learns that a statement may not have run.
+        if !allowBroken, PQstatus(handle) != CONNECTION_OK { throw Self.lost }
+        return handle
+    }
+
+    static let closed = PostgresError(sqlState: nil, kind: .unavailable, message: "the PostgreSQL connection is closed")
+    static let lost = PostgresError(sqlState: nil, kind: .unavailable, message: "the connection to PostgreSQL is lost")
+
+    /// The failure of `doing`, with the server's SQLSTATE when the result carries one.
+    private func error(doing: String, result: OpaquePointer?) -> PostgresError {
+        let lost = handle.map { PQstatus($0) != CONNECTION_OK } ?? true
+        let sqlState = result.flatMap { cpostgres_sqlstate($0) }.map { String(cString: $0) }
+        let text = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
+        let reason = text.isEmpty ? handle.map { String(cString: PQerrorMessage($0)) } ?? "" : text
+        return PostgresError(sqlState: sqlState, connectionLost: lost, message: "\(doing): \(Self.oneLine(reason))")
+    }
+
+    /// libpq's messages end in a newline and may span lines (DETAIL, HINT): one log line.
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
+}
+
+@available(*, unavailable) extension PostgresConnection: Sendable {}

@@ -1,0 +1,39 @@
+/// A parameter of a query, sent in PostgreSQL's text format: the server parses it as the
+/// type the statement gives the parameter (cast with `$1::bigint` where it cannot infer).
+/// Values are never spliced into SQL.
+public enum PostgresValue: Sendable, Equatable {
+    case int(Int64)
+    case text(String)
+    case double(Double)
+    case bool(Bool)
+    case null
+
+    /// The text PostgreSQL reads this value from; nil for NULL.
+    var textFormat: String? {
+        switch self {
+        case .int(let value): String(value)
+        case .text(let value): value
+        case .double(let value): Self.text(of: value)
+        case .bool(let value): value ? "true" : "false"
+        case .null: nil
+        }
+    }
+
+    /// Swift writes the shortest text that reads back as the same double; only the
+    /// non-finite values are spelled differently from PostgreSQL's float8 input.
+    static func text(of value: Double) -> String {
+        if value.isNaN { return "NaN" }
+        if value.isInfinite { return value < 0 ? "-Infinity" : "Infinity" }
+        return "\(value)"
+    }
+}
+
+extension PostgresValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByNilLiteral
+{
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(stringLiteral value: String) { self = .text(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -1,0 +1,48 @@
+import ChorusPostgres
+import ChorusStore
+import Testing
+
+/// The SQLSTATE → store kind table, without a server: each row is a rule the server's
+/// replies depend on (409 for a taken name, 507 for a full disk, 503 while it is down).
+@Suite struct SQLStateKindTests {
+    @Test(arguments: [
+        ("23505", StoreError.Kind.duplicate),  // unique_violation
+        ("23503", .constraint),  // foreign_key_violation
+        ("23514", .constraint),  // check_violation
+        ("23502", .constraint),  // not_null_violation
+        ("53100", .full),  // disk_full
+        ("08006", .unavailable),  // connection_failure
+        ("08001", .unavailable),  // sqlclient_unable_to_establish_sqlconnection
+        ("57P01", .unavailable),  // admin_shutdown
+        ("57P02", .unavailable),  // crash_shutdown
+        ("57P03", .unavailable),  // cannot_connect_now
+        ("53300", .unavailable),  // too_many_connections
+        ("42601", .failed),  // syntax_error
+        ("42P01", .failed),  // undefined_table
+        ("40P01", .failed),  // deadlock_detected: the batch's rerun decides, by SQLSTATE
+        ("22P02", .failed),  // invalid_text_representation
+    ])
+    func kindOfALiveConnectionsError(sqlState: String, kind: StoreError.Kind) {
+        #expect(StoreError.kind(ofSQLState: sqlState, connectionLost: false) == kind)
+    }
+
+    /// A lost connection is unavailable whatever the server said last (a unique violation
+    /// just before the server died still means "try again later", not "name taken").
+    @Test(arguments: ["23505", "42601", "53100", nil] as [String?])
+    func aLostConnectionIsUnavailable(sqlState: String?) {
+        #expect(StoreError.kind(ofSQLState: sqlState, connectionLost: true) == .unavailable)
+    }
+
+    /// No SQLSTATE on a live connection: libpq refused on its own, a bug.
+    @Test func noSQLStateOnALiveConnectionIsAFailure() {
+        #expect(StoreError.kind(ofSQLState: nil, connectionLost: false) == .failed)
+    }
+
+    /// The store seam sees the kind, and the SQLSTATE in the message for the log.
+    @Test func theStoreErrorKeepsKindAndSQLState() {
+        let error = PostgresError(sqlState: "23505", kind: .duplicate, message: "insert: duplicate key")
+        #expect(error.storeError.kind == .duplicate)
+        #expect(error.storeError.message == "insert: duplicate key (SQLSTATE 23505)")
+        #expect(error.storeError.reason == nil)
+    }
+}
