@@ -4,7 +4,7 @@ import Testing
 
 /// Server errors keep their SQLSTATE and land in the right store kind; transactions
 /// commit whole or leave nothing.
-@Suite(.enabled(if: ThrowawayPostgres.canRun, "PostgreSQL server programs not found (apt-get install postgresql): libpq tests skipped"),
+@Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
        .timeLimit(.minutes(2)))
 struct ErrorAndTransactionTests {
     /// A table with a unique name and a check, in a database of the test's own.

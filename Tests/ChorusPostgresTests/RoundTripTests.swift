@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Connecting and typed values, against the shared throwaway server.
-@Suite(.enabled(if: ThrowawayPostgres.canRun, "PostgreSQL server programs not found (apt-get install postgresql): libpq tests skipped"),
+@Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
        .timeLimit(.minutes(2)))
 struct RoundTripTests {
     @Test func typedValuesRoundTripIncludingNullAndUnicode() throws {

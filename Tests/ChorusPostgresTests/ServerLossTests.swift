@@ -4,7 +4,7 @@ import Testing
 
 /// A server that goes away under an open connection: reported as unavailable, never a
 /// crash, and a reset connects again once a server is there.
-@Suite(.enabled(if: ThrowawayPostgres.canRun, "PostgreSQL server programs not found (apt-get install postgresql): libpq tests skipped"),
+@Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
        .timeLimit(.minutes(2)))
 struct ServerLossTests {
     /// `pg_ctl stop -m fast` on a server of the test's own, mid-session.

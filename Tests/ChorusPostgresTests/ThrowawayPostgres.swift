@@ -22,6 +22,12 @@ final class ThrowawayPostgres: Sendable {
         return ProcessInfo.processInfo.environment["CI"] == "true"
     }
 
+    /// Why the PostgreSQL tests are skipped here, as the skip says it.
+    static var skipReason: Comment {
+        if case .failure(let missing) = PostgresTools.found { return Comment(rawValue: "\(missing)") }
+        return "PostgreSQL tests skipped"
+    }
+
     /// One cluster for the whole test process, started by the first test that asks.
     static func sharedCluster() throws -> ThrowawayPostgres { try shared.get() }
     private static let shared = Result<ThrowawayPostgres, any Error> { try ThrowawayPostgres() }
