@@ -1,6 +1,5 @@
 import ChorusCore
 import ChorusNet
-import ChorusStore
 import Foundation
 
 /// ADMIN ...: what server admins can do. Admin rights are read fresh from the database

@@ -1,5 +1,4 @@
 import ChorusCore
-import ChorusStore
 import Foundation
 
 /// SAY, COMMENT, HISTORY: talking in a room and on a task.

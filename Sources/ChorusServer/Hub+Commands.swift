@@ -1,5 +1,4 @@
 import ChorusCore
-import ChorusStore
 
 /// Where each verb goes: the table in ChorusProtocol has checked arity and options and
 /// built the typed command; `RouteTable` finds its handler by the row's name.

@@ -1,7 +1,6 @@
 import ChorusCore
 import ChorusLocking
 import ChorusNet
-import ChorusStore
 import Synchronization
 
 /// What every event loop of the server shares: limits that count across all sessions,

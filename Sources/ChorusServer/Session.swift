@@ -1,6 +1,5 @@
 import ChorusCore
 import ChorusNet
-import ChorusStore
 
 /// One client on one connection: its line framer, output mode, login and input state.
 /// Owned by the loop thread.

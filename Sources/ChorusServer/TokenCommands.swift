@@ -1,6 +1,5 @@
 import ChorusCore
 import ChorusCrypto
-import ChorusStore
 import Foundation
 
 /// TOKEN CREATE, LIST, REVOKE: bot tokens. A bot is an ordinary account whose sessions
