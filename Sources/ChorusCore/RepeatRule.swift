@@ -93,14 +93,14 @@ public enum RepeatRule: Sendable, Equatable {
     }
 
     /// `periods` periods after `date`; in months, on `anchorDay` or the month's last day.
-    private func step(from date: When.CivilDate, periods: Int, anchorDay: Int) -> When.CivilDate {
+    private func step(from date: CivilDate, periods: Int, anchorDay: Int) -> CivilDate {
         switch self {
         case .days(let count):
             return When.civilDate(dayNumber: When.dayNumber(year: date.year, month: date.month, day: date.day) + count * periods)
         case .monthly:
             let index = date.year * 12 + (date.month - 1) + periods
             let (year, month) = (index / 12, index % 12 + 1)
-            return When.CivilDate(year: year, month: month, day: min(anchorDay, When.daysIn(year: year, month: month)))
+            return CivilDate(year: year, month: month, day: min(anchorDay, CivilDate.daysIn(year: year, month: month)))
         }
     }
 

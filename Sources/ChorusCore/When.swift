@@ -98,11 +98,8 @@ public struct When: Sendable, Equatable {
 
     /// `YYYY-MM-DD` as a day number, only if it is a real date from 1970 to 9999.
     static func dayNumber(date text: String) -> Int? {
-        civilDate(text).map { dayNumber(year: $0.year, month: $0.month, day: $0.day) }
+        CivilDate(parsing: text).map { dayNumber(year: $0.year, month: $0.month, day: $0.day) }
     }
-
-    /// A date of the proleptic Gregorian calendar, without a time zone.
-    public typealias CivilDate = ChorusProtocol.CivilDate
 
     /// The date `dayNumber(year:month:day:)` numbered (its inverse, by the same eras).
     public static func civilDate(dayNumber: Int) -> CivilDate {
@@ -117,11 +114,6 @@ public struct When: Sendable, Equatable {
         return CivilDate(year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month: month, day: day)
     }
 
-    /// How many days `month` of `year` has.
-    public static func daysIn(year: Int, month: Int) -> Int {
-        CivilDate.daysIn(year: year, month: month)
-    }
-
     /// A date alone.
     init(civil date: CivilDate) {
         self.init(stored: date.text, dateOnly: true)
@@ -129,7 +121,7 @@ public struct When: Sendable, Equatable {
 
     /// The local date this value falls on and, for a time, its local time of day.
     func localParts(calendar: Calendar) -> (date: CivilDate, hour: Int, minute: Int, second: Int)? {
-        if dateOnly { return When.civilDate(stored).map { ($0, 0, 0, 0) } }
+        if dateOnly { return CivilDate(parsing: stored).map { ($0, 0, 0, 0) } }
         guard let moment = When.utcInstant(stored) else { return nil }
         let parts = When.gregorian(like: calendar).dateComponents([.year, .month, .day, .hour, .minute, .second], from: moment)
         return (CivilDate(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1),
@@ -144,11 +136,6 @@ public struct When: Sendable, Equatable {
         }
         guard let moment = When.utcInstant(stored), let later = calendar.date(byAdding: .day, value: days, to: moment) else { return self }
         return When(stored: Timestamp.rfc3339(later), dateOnly: false)
-    }
-
-    /// `YYYY-MM-DD` read, only if it is a real date from 1970 to 9999.
-    static func civilDate(_ text: String) -> CivilDate? {
-        CivilDate(parsing: text)
     }
 
     /// `calendar` if it is Gregorian, else a Gregorian one in its time zone: civil dates
@@ -173,7 +160,7 @@ public struct When: Sendable, Equatable {
 
     /// `YYYY-MM-DD` as the start of that local day, only if it is a real date.
     public static func localDate(_ text: String, calendar: Calendar) -> Date? {
-        civilDate(text).flatMap { localDate($0, calendar: calendar) }
+        CivilDate(parsing: text).flatMap { localDate($0, calendar: calendar) }
     }
 
     /// The start of that local day.
