@@ -48,6 +48,10 @@ let package = Package(
         .executableTarget(name: "chorus-bench", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"],
                           swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
 
+        // What several test targets share: loopback ports outside the ephemeral range and a
+        // throwaway PostgreSQL server.
+        .target(name: "ChorusTestSupport", dependencies: ["ChorusPostgres"], path: "Tests/ChorusTestSupport"),
+
         .testTarget(name: "ChorusProtocolTests", dependencies: ["ChorusProtocol"]),
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
         .testTarget(name: "ChorusRenderingTests", dependencies: ["ChorusRendering", "ChorusCore"]),
@@ -56,10 +60,10 @@ let package = Package(
         // What only SQLite's store has: migrations, the queue's batching, checkpoints, files.
         .testTarget(name: "ChorusSQLiteTests", dependencies: ["ChorusSQLite", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         // The libpq wrapper against a throwaway PostgreSQL the tests start themselves.
-        .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore"]),
+        .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusTestSupport"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusLocking", "chorusd", "chorus"]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusLocking", "ChorusTestSupport", "chorusd", "chorus"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import ChorusPostgres
 import ChorusStore
 import Testing
+import ChorusTestSupport
 
 /// Server errors keep their SQLSTATE and land in the right store kind; transactions
 /// commit whole or leave nothing.

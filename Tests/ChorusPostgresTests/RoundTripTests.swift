@@ -2,6 +2,7 @@ import ChorusPostgres
 import ChorusStore
 import Foundation
 import Testing
+import ChorusTestSupport
 
 /// Connecting and typed values, against the shared throwaway server.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
@@ -80,7 +81,7 @@ struct RoundTripTests {
 
     /// Nothing listening on the port: unavailable, with libpq's reason.
     @Test func noServerIsUnavailable() throws {
-        let port = try ThrowawayPostgres.freePort()
+        let port = try FreePort.next()
         let error = try #require(throws: PostgresError.self) {
             try PostgresConnection("host=127.0.0.1 port=\(port) user=postgres connect_timeout=2")
         }

@@ -1,6 +1,7 @@
 import ChorusPostgres
 import ChorusStore
 import Testing
+import ChorusTestSupport
 
 /// A server that goes away under an open connection: reported as unavailable, never a
 /// crash, and a reset connects again once a server is there.

@@ -2,6 +2,7 @@ import ChorusClient
 import ChorusCrypto
 import Foundation
 import Testing
+import ChorusTestSupport
 
 /// The `chorus` client as people and scripts run it: the real binary against an in-process
 /// server, with its own HOME so the real known_hosts is never touched.
@@ -42,7 +43,7 @@ import Testing
     /// A port nobody listens on is a connection problem: exit 2 with the reason on stderr.
     @Test func unreachableServerExits2() throws {
         let home = try TemporaryDirectory()
-        let result = try ChorusRun.run(["--port", String(try freePort()), "--insecure", "PING"], home: home.path)
+        let result = try ChorusRun.run(["--port", String(try FreePort.next()), "--insecure", "PING"], home: home.path)
         #expect(result.status == 2)
         #expect(result.stderr.contains("cannot connect to 127.0.0.1"))
         #expect(result.stdout.isEmpty)
@@ -332,7 +333,7 @@ import Testing
     /// stands, still replays what was said while it was away: the interrupted search
     /// leaves a place to replay from.
     @Test func dropRightAfterLoginStillReplays() throws {
-        let port = try freePort()
+        let port = try FreePort.next()
         let house = try Household(server: try TestServer { $0.port = port })
         let session = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
         #expect(session.waitForOutput("OK logged in as bob"))
@@ -346,7 +347,7 @@ import Testing
     /// After the server went away, the session reconnects with backoff, logs in again and
     /// shows, once each, the message made while it was away and the ones seen before.
     @Test func reconnectsAndReplaysWhatItMissed() throws {
-        let port = try freePort()
+        let port = try FreePort.next()
         let house = try Household(server: try TestServer { $0.port = port })
         let session = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
         #expect(session.waitForOutput("OK logged in as bob"))
@@ -373,7 +374,7 @@ import Testing
     /// the keys: a line typed meanwhile is acknowledged at once, not after the 30 s
     /// handshake timeout, and sent once the server is back.
     @Test func reconnectingLeavesTheKeyboardAnswered() throws {
-        let port = try freePort()
+        let port = try FreePort.next()
         let house = try Household(server: try TestServer { $0.port = port })
         let terminal = try PseudoTerminal()
         let session = try ChorusRun(house.login("bob"), home: house.home.path, standardInput: terminal.follower,

@@ -1,6 +1,7 @@
 import ChorusSQLite
 import Foundation
 import Testing
+import ChorusTestSupport
 
 /// The bots in examples/ run against a real server.
 /// A time limit turns a stuck subprocess into a failure instead of a stalled run.
@@ -11,7 +12,7 @@ import Testing
     /// The Python bot thanks whoever finishes a chore, live and, after the server comes
     /// back from a restart, for a chore finished while it was away (via SYNC).
     @Test func thankBotThanksAndCatchesUp() throws {
-        let port = try freePort()
+        let port = try FreePort.next()
         let directory = try TemporaryDirectory()
         let server = try TestServer(directory: directory) { $0.port = port }
         let alice = try server.device("alice")

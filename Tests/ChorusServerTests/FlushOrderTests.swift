@@ -151,7 +151,7 @@ import Testing
     @Test func shutdownByeFollowsAnEventOfItsTurn() throws {
         let (server, store) = try heldServer()
         let (alice, bob, room) = try household(on: server)
-        nonisolated(unsafe) let running = try #require(server.server)
+        let running = try #require(server.server)
         let completed = store.counts.completed
         store.stallLoopAtNextCommand()
         try alice.client.connection.send("SAY \(room) alice-first")

@@ -2,6 +2,7 @@ import ChorusClient
 import Foundation
 import Glibc
 import Testing
+import ChorusTestSupport
 
 /// chorusd's standard error as operators wire it: a pipe whose reader left, a pipe nobody
 /// reads, and the `key=value` lines it writes when a limit closes a session.
@@ -105,7 +106,7 @@ import Testing
     /// error's drops were reported, so this showed `log_lines_dropped` 0.
     @Test func linesLostOnStandardOutputAreCounted() throws {
         let directory = try TemporaryDirectory()
-        let port = try freePort()
+        let port = try FreePort.next()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessTests.chorusd)
         process.arguments = ["--port", "\(port)", "--data", "data", "--scrypt-log-n", "10"]

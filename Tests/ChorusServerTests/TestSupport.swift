@@ -182,25 +182,6 @@ final class ManualClock: Clock {
     }
 }
 
-/// A TCP port nobody listens on right now: bound to port 0, then released.
-func freePort() throws -> Int {
-    let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(descriptor) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) { pointer in
-        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress -> Int32 in
-            guard bind(descriptor, socketAddress, length) == 0 else { return -1 }
-            return getsockname(descriptor, socketAddress, &length)
-        }
-    }
-    guard bound == 0 else { throw LineClient.Failure("cannot find a free port") }
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
 /// A plain TCP connection to the server, with no TLS: for tests of what the server does
 /// with sockets that never handshake. Returns the descriptor (the caller closes it).
 func rawConnection(port: Int) -> Int32 {

@@ -2,17 +2,17 @@ import Foundation
 
 /// The PostgreSQL server programs on this machine, and how to run them: as the
 /// `postgres` user when the tests run as root (the server refuses to run as root).
-struct PostgresTools: Sendable {
+public struct PostgresTools: Sendable {
     /// The folder holding initdb, pg_ctl and postgres.
-    let binaries: String
+    public let binaries: String
     /// Set when running as root: the account the server runs as.
-    let user: (name: String, uid: uid_t, gid: gid_t)?
+    public let user: (name: String, uid: uid_t, gid: gid_t)?
 
     /// The tools, or why the PostgreSQL tests cannot run here.
-    static let found: Result<PostgresTools, ToolsMissing> = locate()
+    public static let found: Result<PostgresTools, ToolsMissing> = locate()
 
-    struct ToolsMissing: Error, CustomStringConvertible {
-        let description: String
+    public struct ToolsMissing: Error, CustomStringConvertible {
+        public let description: String
     }
 
     private static func locate() -> Result<PostgresTools, ToolsMissing> {
@@ -45,14 +45,14 @@ struct PostgresTools: Sendable {
     }
 
     /// The command line that runs `tool` from the server folder as the server's user.
-    func commandLine(_ tool: String, _ arguments: [String]) -> (program: String, arguments: [String]) {
+    public func commandLine(_ tool: String, _ arguments: [String]) -> (program: String, arguments: [String]) {
         let program = binaries + "/" + tool
         guard let user, let runuser = Self.runuser else { return (program, arguments) }
         return (runuser, ["-u", user.name, "--", program] + arguments)
     }
 
     /// Runs `tool` to its end in `folder`; throws with its output when it fails.
-    func run(_ tool: String, _ arguments: [String], in folder: String) throws {
+    public func run(_ tool: String, _ arguments: [String], in folder: String) throws {
         let (program, arguments) = commandLine(tool, arguments)
         try Self.output(of: program, arguments, in: folder)
     }
@@ -64,7 +64,7 @@ struct PostgresTools: Sendable {
     /// inherits it too, so waiting for `pg_ctl start` never returned. The output goes to a
     /// file for the same reason: the server must not hold a pipe of ours open.
     @discardableResult
-    static func output(of program: String, _ arguments: [String], in folder: String? = nil) throws -> String {
+    public static func output(of program: String, _ arguments: [String], in folder: String? = nil) throws -> String {
         let outputPath = NSTemporaryDirectory() + "chorus-pg-output-" + UUID().uuidString
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -97,7 +97,7 @@ struct PostgresTools: Sendable {
         return said
     }
 
-    struct CommandFailed: Error, CustomStringConvertible {
-        let description: String
+    public struct CommandFailed: Error, CustomStringConvertible {
+        public let description: String
     }
 }

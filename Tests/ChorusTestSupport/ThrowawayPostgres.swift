@@ -7,32 +7,32 @@ import Testing
 /// `pg_ctl` on a free loopback port with its socket in that folder, fsync on, trust
 /// authentication for loopback only. Stopped and removed when released, and by a watchdog
 /// process when this test process ends in any way (the shared one is never released).
-final class ThrowawayPostgres: Sendable {
-    let tools: PostgresTools
-    let folder: String
-    let port: Int
+public final class ThrowawayPostgres: Sendable {
+    public let tools: PostgresTools
+    public let folder: String
+    public let port: Int
     private var dataFolder: String { folder + "/data" }
     private let watchdog: pid_t
     private let stopped = Mutex(false)
 
     /// Whether the PostgreSQL tests run: where the server programs are missing they are
     /// skipped, except under CI, where `sharedCluster()` then fails the test instead.
-    static var canRun: Bool {
+    public static var canRun: Bool {
         if case .success = PostgresTools.found { return true }
         return ProcessInfo.processInfo.environment["CI"] == "true"
     }
 
     /// Why the PostgreSQL tests are skipped here, as the skip says it.
-    static var skipReason: Comment {
+    public static var skipReason: Comment {
         if case .failure(let missing) = PostgresTools.found { return Comment(rawValue: "\(missing)") }
         return "PostgreSQL tests skipped"
     }
 
     /// One cluster for the whole test process, started by the first test that asks.
-    static func sharedCluster() throws -> ThrowawayPostgres { try shared.get() }
+    public static func sharedCluster() throws -> ThrowawayPostgres { try shared.get() }
     private static let shared = Result<ThrowawayPostgres, any Error> { try ThrowawayPostgres() }
 
-    init() throws {
+    public init() throws {
         tools = try PostgresTools.found.get()
         folder = NSTemporaryDirectory() + "chorus-pg-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
@@ -72,17 +72,17 @@ final class ThrowawayPostgres: Sendable {
     }
 
     /// A libpq `key=value` string for `database` on this server.
-    func conninfo(database: String = "postgres") -> String {
+    public func conninfo(database: String = "postgres") -> String {
         "host=127.0.0.1 port=\(port) user=postgres dbname=\(database)"
     }
 
     /// The same as a libpq URI.
-    func url(database: String = "postgres") -> String {
+    public func url(database: String = "postgres") -> String {
         "postgresql://postgres@127.0.0.1:\(port)/\(database)"
     }
 
     /// A new, empty database of a test's own; its conninfo.
-    func makeDatabase() throws -> String {
+    public func makeDatabase() throws -> String {
         let name = "test_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
         let admin = try PostgresConnection(conninfo())
         try admin.execute("CREATE DATABASE \(name)")
@@ -91,7 +91,7 @@ final class ThrowawayPostgres: Sendable {
 
     /// `pg_ctl stop` with `mode` ("fast": sessions are ended; "immediate": no shutdown
     /// checkpoint). Once stopped it stays stopped.
-    func stop(mode: String) {
+    public func stop(mode: String) {
         guard stopped.withLock({ was in defer { was = true }; return !was }) else { return }
         try? tools.run("pg_ctl", ["stop", "-D", dataFolder, "-m", mode, "-w"], in: folder)
     }
@@ -101,7 +101,7 @@ final class ThrowawayPostgres: Sendable {
     private static func start(tools: PostgresTools, data: String, in folder: String) throws -> Int {
         var lastError: (any Error)?
         for _ in 0..<3 {
-            let port = try freePort()
+            let port = try FreePort.next()
             do {
                 try tools.run("pg_ctl", ["start", "-D", data, "-l", folder + "/server.log", "-w", "-t", "60",
                                          "-o", "-p \(port)"], in: folder)
@@ -112,25 +112,6 @@ final class ThrowawayPostgres: Sendable {
         }
         let log = (try? String(contentsOfFile: folder + "/server.log", encoding: .utf8)) ?? ""
         throw PostgresTools.CommandFailed(description: "PostgreSQL did not start: \(lastError.map { "\($0)" } ?? "") \(log)")
-    }
-
-    /// A loopback port nothing listened on a moment ago.
-    static func freePort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw PostgresTools.CommandFailed(description: "socket: errno \(errno)") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
-            }
-        }
-        guard bound else { throw PostgresTools.CommandFailed(description: "bind: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// A shell that waits for this process to end, however it ends, then stops the server
