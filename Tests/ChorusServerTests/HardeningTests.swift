@@ -122,11 +122,12 @@ import Testing
 
     /// A member who stops reading is closed once its output has waited --send-timeout
     /// seconds with the socket taking nothing, though its queue is far below --sendq;
-    /// one who reads at its own pace, megabytes behind and pausing for most of the timeout
-    /// at a time, is not: each read starts the wait over. Before, the stalled one kept its
-    /// megabytes until the idle timeout (ten minutes by default).
+    /// one who reads at its own pace, megabytes behind and pausing for more than half the
+    /// timeout at a time (two pauses together pass it), is not: each read starts the wait
+    /// over. Before, the stalled one kept its megabytes until the idle timeout (ten minutes
+    /// by default). The pauses leave 2.5 s to spare for a loaded machine.
     @Test func aStalledReaderIsClosedAfterTheSendTimeout() throws {
-        let server = try TestServer { $0.sendQueueBytes = 64 << 20; $0.sendTimeout = 3 }
+        let server = try TestServer { $0.sendQueueBytes = 64 << 20; $0.sendTimeout = 6 }
         let sender = try server.device("sender")
         let sleeper = try server.device("sleeper")
         let reader = try server.device("reader")
@@ -150,9 +151,9 @@ import Testing
             #expect(replies.allSatisfy { $0["type"] as? String == "ok" })
             try readOn(to: read + 10) // a fifth of each batch: falling behind
         }
-        Thread.sleep(forTimeInterval: 2)
+        Thread.sleep(forTimeInterval: 3.5)
         try readOn(to: read + 200)
-        Thread.sleep(forTimeInterval: 2)
+        Thread.sleep(forTimeInterval: 3.5)
         try readOn(to: count)
         #expect(try reader.ok("PING still")["pong"] as? String == "still")
 
