@@ -6,18 +6,21 @@ import Foundation
 struct BenchContext {
     let options: BenchOptions
     let server: ServerUnderTest
-    let address: ResolvedAddress
+    /// One per node; a single one without `--servers`.
+    let addresses: [ResolvedAddress]
     let tls: TLSClientContext
     /// A few random letters in every account name of this run.
     let runID: String
 
+    var nodeCount: Int { addresses.count }
+
     /// Every account of a run shares it; 15+ bytes, as the server requires.
     var password: String { "bench-password-\(runID)" }
 
-    init(options: BenchOptions, server: ServerUnderTest) throws {
+    init(options: BenchOptions, server: ServerUnderTest, nodes: [ServerAddress]) throws {
         self.options = options
         self.server = server
-        address = try ResolvedAddress(host: server.host, port: server.port)
+        addresses = try nodes.map { try ResolvedAddress(host: $0.host, port: $0.port) }
         let trust: TLSClientContext.Trust
         if options.insecure {
             trust = .anyCertificate
@@ -44,8 +47,8 @@ struct BenchContext {
     /// Runs `workload` on a generator with one of its shards per `--threads` loop,
     /// stopped after it.
     func run<Kind: Workload>(_ workload: Kind.Type) throws -> BenchReport {
-        let generator = try Generator(threads: options.threads, address: address, tls: tls) { index, connector in
-            Kind.Shard(index: index, connector: connector)
+        let generator = try Generator(threads: options.threads, addresses: addresses, tls: tls) { index, nodes in
+            Kind.Shard(index: index, nodes: nodes)
         }
         defer { generator.stop() }
         return try Kind.run(self, on: generator)

@@ -7,6 +7,9 @@ struct BenchOptions: Sendable {
     var workload = Workload.fanout
     var host = "127.0.0.1"
     var port = 7667
+    /// `--servers`: several nodes of one cluster; sessions go round robin by number.
+    var servers: [ServerAddress] = []
+    private var addressGiven = false
     var spawn: String?
     var serverPID: Int32?
     var caFile: String?
@@ -44,6 +47,8 @@ struct BenchOptions: Sendable {
                                   cheap hashes (--scrypt-log-n 10, except login: default 17),
                                   no rate or per-address limits, a large --sendq; stop it at the end
           --host H --port N       use a running server (default 127.0.0.1:7667)
+          --servers H:P,H:P,...   use the running nodes of one cluster (one database): session
+                                  (member, client, loop) i talks to node i mod nodes
           --server-pid PID        its process, for server CPU and RSS figures
         certificate (one of, unless --spawn):
           --ca FILE               verify the server against this PEM certificate or CA
@@ -64,7 +69,8 @@ struct BenchOptions: Sendable {
           --stall S               fanout: give up after S seconds without a delivery (10)
           --keep-data             keep a spawned server's temporary folder
         Prints one JSON line on standard output and a summary on standard error; exits 1 when a
-        message was lost or a request failed.
+        message was lost or a request failed, 2 on a usage error or a node of --servers that
+        cannot be reached.
         """
 
     static func parse(_ arguments: [String]) throws -> BenchOptions {
@@ -93,6 +99,10 @@ struct BenchOptions: Sendable {
         if options.spawn == nil && options.caFile == nil && !options.insecure {
             throw BenchFailure("give --ca FILE (or --insecure) to check a running server's certificate, or --spawn PATH")
         }
+        if !options.servers.isEmpty {
+            if options.spawn != nil { throw BenchFailure("--servers measures running nodes; it cannot be combined with --spawn") }
+            if options.addressGiven { throw BenchFailure("give either --servers or --host/--port, not both") }
+        }
         if options.senders > options.members {
             throw BenchFailure("--senders (\(options.senders)) cannot exceed --members (\(options.members))")
         }
@@ -101,8 +111,9 @@ struct BenchOptions: Sendable {
 
     private mutating func set(_ flag: String, _ value: String) throws {
         switch flag {
-        case "--host": host = value
-        case "--port": port = try Self.number(flag, value, 1...65535)
+        case "--host": host = value; addressGiven = true
+        case "--port": port = try Self.number(flag, value, 1...65535); addressGiven = true
+        case "--servers": servers = try ServerList.parse(value)
         case "--spawn": spawn = value
         case "--server-pid": serverPID = Int32(try Self.number(flag, value, 1...Int(Int32.max)))
         case "--ca": caFile = value
