@@ -1,0 +1,112 @@
+import ChorusTestSupport
+import Foundation
+import Testing
+
+/// chorus-bench run as a user runs it, against a real chorusd over TLS on loopback, with
+/// `--servers`. Two separate chorusd would not share a database, so "two nodes" here is
+/// one server listed twice: two connection lists, everything must still arrive.
+@Suite(.timeLimit(.minutes(3))) struct SeveralNodesRunTests {
+    @Test func fanOutOverOneServerListedTwiceLosesNothingAndSplitsTheLatency() throws {
+        let server = try BenchServer()
+        let run = try BenchRun.run([
+            "fanout", "--servers", "\(server.address),\(server.address)", "--ca", server.certificate,
+            "--server-pid", String(server.process.processIdentifier),
+            "--members", "10", "--senders", "4", "--messages", "25", "--window", "4",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let json = run.json
+        #expect(json["ok"] as? Bool == true)
+        #expect(json["nodes"] as? Int == 2)
+        #expect(json["servers"] as? [String] == [server.address, server.address])
+        #expect((json["parameters"] as? [String: Any])?["members_per_node"] as? [Int] == [5, 5])
+        // 4 senders × 25 messages reach the 9 other members each.
+        #expect(json["deliveries"] as? Int == 900)
+        #expect(json["lost"] as? Int == 0)
+        #expect(json["duplicates"] as? Int == 0)
+        let same = try #require(json["same_node_latency_ms"] as? [String: Any])
+        let cross = try #require(json["cross_node_latency_ms"] as? [String: Any])
+        // Senders 0 and 2 sit with members 0, 2, 4, 6, 8; senders 1 and 3 with the rest.
+        // Each sender reaches 4 members on its node and 5 on the other.
+        #expect(same["count"] as? Int == 4 * 25 * 4)
+        #expect(cross["count"] as? Int == 4 * 25 * 5)
+        #expect(json["cross_node_deliveries"] as? Int == 500)
+        for figures in [same, cross] {
+            #expect(figures["p50"] is Double && figures["p99"] is Double)
+        }
+        #expect(run.stderr.contains("against 2 nodes \(server.address), \(server.address)"))
+        #expect(run.stderr.contains("members per node: 5 + 5"))
+        #expect(run.stderr.contains("cross-node deliveries: 500 "))
+        #expect(run.stderr.contains("same-node deliveries: 400:"))
+    }
+
+    /// Every other workload runs over two nodes too.
+    @Test(arguments: [
+        ["writes", "--clients", "4", "--seconds", "0.3"],
+        ["connections", "--sessions", "6", "--accounts", "3", "--settle", "0"],
+        ["handshake", "--loops", "2", "--seconds", "0.3"],
+        ["login", "--loops", "2", "--seconds", "0.3"],
+    ])
+    func everyWorkloadRunsOverTwoNodes(workload: [String]) throws {
+        let server = try BenchServer()
+        let run = try BenchRun.run(workload + ["--servers", "\(server.address),\(server.address)", "--ca", server.certificate])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.json["ok"] as? Bool == true)
+        #expect(run.json["nodes"] as? Int == 2)
+        #expect(run.json["problems"] as? [Any] != nil && (run.json["problems"] as? [Any])?.isEmpty == true)
+    }
+
+    /// Members really go to the second node: on two chorusd that share no database, the
+    /// room's invite code does not exist on the second, so the odd members (placed there)
+    /// cannot join. A bundle of both certificates verifies both nodes.
+    @Test func theSecondNodeGetsTheOddMembers() throws {
+        let first = try BenchServer()
+        let second = try BenchServer()
+        let scratch = try ScratchFolder()
+        let bundle = scratch.path + "/both.pem"
+        let pem = try String(contentsOfFile: first.certificate, encoding: .utf8) + String(contentsOfFile: second.certificate, encoding: .utf8)
+        try pem.write(toFile: bundle, atomically: true, encoding: .utf8)
+        let run = try BenchRun.run([
+            "fanout", "--servers", "\(first.address),\(second.address)", "--ca", bundle,
+            "--members", "4", "--senders", "1", "--messages", "1",
+        ])
+        #expect(run.status == 1)
+        // Members 1 and 3 join at the same time; whichever is refused first is reported.
+        let refused = try #require(run.stderr.firstRange(of: /member (\d+): ROOM JOIN: ERR 404/), "\(run.stderr)")
+        #expect(Int(run.stderr[refused].split(separator: " ")[1].dropLast()).map { $0 % 2 } == 1, "\(run.stderr)")
+    }
+
+    @Test func aSingleServerReportsOneNode() throws {
+        let server = try BenchServer()
+        let run = try BenchRun.run([
+            "fanout", "--port", String(server.port), "--ca", server.certificate, "--members", "3", "--senders", "1", "--messages", "5",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.json["nodes"] as? Int == 1)
+        #expect(run.json["servers"] as? [String] == [server.address])
+        #expect(run.json["cross_node_deliveries"] as? Int == 0)
+        #expect((run.json["same_node_latency_ms"] as? [String: Any])?["count"] as? Int == 10)
+        #expect(!run.stderr.contains("cross-node"))
+    }
+
+    /// A bad list or a node that is not there: one line on standard error, status 2, and
+    /// nothing measured.
+    @Test func aBadServerListOrAnUnreachableNodeIsAUsageError() throws {
+        let server = try BenchServer()
+        let closed = try FreePort.next()
+        let cases: [(String, String)] = [
+            ("\(server.address),", "item 2 of 2 is empty"),
+            ("127.0.0.1", "has no port"),
+            ("127.0.0.1:99999", "1...65535"),
+            ("\(server.address),127.0.0.1:\(closed)", "cannot connect to 127.0.0.1:\(closed)"),
+        ]
+        for (list, reason) in cases {
+            let run = try BenchRun.run(["fanout", "--servers", list, "--ca", server.certificate])
+            #expect(run.status == 2, "\(list): \(run.stderr)")
+            #expect(run.stdout.isEmpty)
+            let lines = run.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(list): \(run.stderr)")
+            #expect(lines.first?.hasPrefix("chorus-bench: --servers: ") == true)
+            #expect(run.stderr.contains(reason), "\(list): \(run.stderr)")
+        }
+    }
+}
