@@ -56,9 +56,9 @@ struct BenchContext {
 
     /// Runs the measured phase `body`, and what it cost the server and the generator.
     func measured<Value>(_ body: () throws -> Value) throws -> (Value, CPUCost) {
-        let before = ProcessUsage.snapshot(serverPID: server.pid)
+        let before = ProcessUsage.snapshot(serverPIDs: server.pids)
         let value = try body()
-        return (value, CPUCost(from: before, to: ProcessUsage.snapshot(serverPID: server.pid)))
+        return (value, CPUCost(from: before, to: ProcessUsage.snapshot(serverPIDs: server.pids)))
     }
 
     /// The shard-local share of `total` items for shard `shard` of `shards`: every

@@ -11,7 +11,8 @@ struct BenchOptions: Sendable {
     var servers: [ServerAddress] = []
     private var addressGiven = false
     var spawn: String?
-    var serverPID: Int32?
+    /// `--server-pid PID[,PID...]`: one per node for the CPU figures (summed, and per process).
+    var serverPIDs: [Int32] = []
     var caFile: String?
     var insecure = false
     var threads = 1
@@ -49,7 +50,7 @@ struct BenchOptions: Sendable {
           --host H --port N       use a running server (default 127.0.0.1:7667)
           --servers H:P,H:P,...   use the running nodes of one cluster (one database): session
                                   (member, client, loop) i talks to node i mod nodes
-          --server-pid PID        its process, for server CPU and RSS figures
+          --server-pid PID[,PID]  its process (or each node's), for server CPU and RSS figures
         certificate (one of, unless --spawn):
           --ca FILE               verify the server against this PEM certificate or CA
           --insecure              accept any certificate
@@ -115,7 +116,13 @@ struct BenchOptions: Sendable {
         case "--port": port = try Self.number(flag, value, 1...65535); addressGiven = true
         case "--servers": servers = try ServerList.parse(value)
         case "--spawn": spawn = value
-        case "--server-pid": serverPID = Int32(try Self.number(flag, value, 1...Int(Int32.max)))
+        case "--server-pid":
+            // A node listed twice in --servers is one process: count its CPU once.
+            serverPIDs = []
+            for item in value.split(separator: ",", omittingEmptySubsequences: false) {
+                let pid = Int32(try Self.number(flag, String(item), 1...Int(Int32.max)))
+                if !serverPIDs.contains(pid) { serverPIDs.append(pid) }
+            }
         case "--ca": caFile = value
         case "--threads": threads = try Self.number(flag, value, 1...16)
         case "--members": members = try Self.number(flag, value, 2...1_000_000)

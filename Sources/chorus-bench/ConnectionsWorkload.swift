@@ -16,7 +16,7 @@ enum ConnectionsWorkload: Workload {
         }[0]
         let tokens = issued.tokens
         Thread.sleep(forTimeInterval: options.settle)
-        let rssBefore = context.server.pid.flatMap(ProcessUsage.residentBytes)
+        let rssBefore = ProcessUsage.residentBytes(pids: context.server.pids)
 
         let numbers = (0..<shards).map { BenchContext.share(of: options.sessions, shard: $0, shards: shards) }
         let (tallies, cost): ([RoundTripTally], CPUCost) = try context.measured {
@@ -28,7 +28,7 @@ enum ConnectionsWorkload: Workload {
             shard.checkAll(completion: finish)
         }
         Thread.sleep(forTimeInterval: options.settle)
-        let rssAfter = context.server.pid.flatMap(ProcessUsage.residentBytes)
+        let rssAfter = ProcessUsage.residentBytes(pids: context.server.pids)
         let held: [Int] = try generator.run("count open sessions", timeout: options.timeout) { shard, finish in
             finish(.success(shard.openCount))
         }

@@ -63,9 +63,9 @@ if let executable = options.spawn {
         fail("\(error)")
     }
 } else if let first = options.servers.first {
-    server = ServerUnderTest.attach(host: first.host, port: first.port, pid: options.serverPID)
+    server = ServerUnderTest.attach(host: first.host, port: first.port, pids: options.serverPIDs)
 } else {
-    server = ServerUnderTest.attach(host: options.host, port: options.port, pid: options.serverPID)
+    server = ServerUnderTest.attach(host: options.host, port: options.port, pids: options.serverPIDs)
 }
 let nodes = options.servers.isEmpty ? [ServerAddress(host: server.host, port: server.port)] : options.servers
 

@@ -55,4 +55,12 @@ import Testing
         #expect(throws: BenchFailure.self) { try BenchOptions.parse(["fanout", "--host", "b", "--servers=a:1", "--insecure"]) }
         #expect(throws: BenchFailure.self) { try BenchOptions.parse(["fanout", "--servers", "a:1,", "--insecure"]) }
     }
+
+    /// One pid per node; a node listed twice is one process, counted once.
+    @Test func serverPIDsAreAListWithoutRepeats() throws {
+        #expect(try BenchOptions.parse(["writes", "--insecure", "--server-pid", "41,43,41"]).serverPIDs == [41, 43])
+        #expect(try BenchOptions.parse(["writes", "--insecure", "--server-pid", "41"]).serverPIDs == [41])
+        #expect(throws: BenchFailure.self) { try BenchOptions.parse(["writes", "--insecure", "--server-pid", "41,"]) }
+        #expect(throws: BenchFailure.self) { try BenchOptions.parse(["writes", "--insecure", "--server-pid", "0"]) }
+    }
 }

@@ -55,6 +55,24 @@ import Testing
         #expect(run.json["problems"] as? [Any] != nil && (run.json["problems"] as? [Any])?.isEmpty == true)
     }
 
+    /// `--server-pid A,B`: the server CPU is both processes' together, and each is listed.
+    @Test func serverCPUIsSummedOverTheNodesProcesses() throws {
+        let busy = try BenchServer()
+        let idle = try BenchServer()
+        let (a, b) = (busy.process.processIdentifier, idle.process.processIdentifier)
+        let run = try BenchRun.run([
+            "writes", "--servers", "\(busy.address),\(busy.address)", "--ca", busy.certificate,
+            "--server-pid", "\(a),\(b)", "--clients", "4", "--seconds", "0.5",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let processes = try #require(run.json["server_processes_cpu_s"] as? [String: Double], "\(run.stdout)")
+        #expect(Set(processes.keys) == [String(a), String(b)])
+        let total = try #require(run.json["server_cpu_s"] as? Double)
+        #expect(abs(total - processes.values.reduce(0, +)) < 0.0021)
+        #expect(processes[String(a)]! > 0)
+        #expect(run.stderr.contains("server processes: \(a) "))
+    }
+
     /// Members really go to the second node: on two chorusd that share no database, the
     /// room's invite code does not exist on the second, so the odd members (placed there)
     /// cannot join. A bundle of both certificates verifies both nodes.
