@@ -54,11 +54,17 @@ struct BenchContext {
         return try Kind.run(self, on: generator)
     }
 
-    /// Runs the measured phase `body`, and what it cost the server and the generator.
+    /// Runs the measured phase `body`, and what it cost the server and the generator;
+    /// `--probe` runs on either side of it.
     func measured<Value>(_ body: () throws -> Value) throws -> (Value, CPUCost) {
+        let probeBefore = options.probe?.run(phase: "before")
         let before = ProcessUsage.snapshot(serverPIDs: server.pids)
         let value = try body()
-        return (value, CPUCost(from: before, to: ProcessUsage.snapshot(serverPIDs: server.pids)))
+        var cost = CPUCost(from: before, to: ProcessUsage.snapshot(serverPIDs: server.pids))
+        if let probe = options.probe, let probeBefore {
+            cost.probe = ProbeReadings(before: probeBefore, after: probe.run(phase: "after"))
+        }
+        return (value, cost)
     }
 
     /// The shard-local share of `total` items for shard `shard` of `shards`: every

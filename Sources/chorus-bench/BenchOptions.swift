@@ -36,6 +36,7 @@ struct BenchOptions: Sendable {
     var scryptLogN: Int?
     var serverArguments: [String] = []
     var keepData = false
+    var probe: MeasureProbe?
 
     /// In-flight requests per session: 16 for fanout, 1 (plain round trips) otherwise.
     var effectiveWindow: Int { window ?? (workload == .fanout ? 16 : 1) }
@@ -69,6 +70,8 @@ struct BenchOptions: Sendable {
           --timeout S             longest a set-up phase may take (600)
           --stall S               fanout: give up after S seconds without a delivery (10)
           --keep-data             keep a spawned server's temporary folder
+          --probe CMD             run `sh -c CMD` just before and just after the measured phase
+                                  (CHORUS_BENCH_PHASE=before|after); its output goes in the report
         Prints one JSON line on standard output and a summary on standard error; exits 1 when a
         message was lost or a request failed, 2 on a usage error or a node of --servers that
         cannot be reached.
@@ -145,6 +148,7 @@ struct BenchOptions: Sendable {
         case "--stall": stall = try Self.decimal(flag, value, 0.5...3600)
         case "--scrypt-log-n": scryptLogN = try Self.number(flag, value, 4...20)
         case "--server-arg": serverArguments.append(value)
+        case "--probe": probe = MeasureProbe(command: value)
         default: throw BenchFailure("unknown flag \(flag) (see --help)")
         }
     }

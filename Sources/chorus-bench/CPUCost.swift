@@ -13,6 +13,8 @@ struct CPUCost: Sendable {
     let otherSeconds: Double?
     /// Each server process (node) when there are several, in `--server-pid` order.
     let serverProcesses: [(pid: Int32, seconds: Double)]
+    /// What `--probe` printed before and after the interval.
+    var probe: ProbeReadings?
     /// Server threads that used CPU, busiest first.
     let serverThreads: [(name: String, seconds: Double)]
 
@@ -52,6 +54,9 @@ struct CPUCost: Sendable {
             ("wall_s", .number(wallSeconds, digits: 3)),
             ("server_threads_cpu_s", .object(serverThreads.map { ($0.name, .number($0.seconds, digits: 3)) })),
         ]
+        if let probe {
+            fields.append(("probe", .object([("before", .string(probe.before)), ("after", .string(probe.after))])))
+        }
         if !serverProcesses.isEmpty {
             fields.append(("server_processes_cpu_s", .object(serverProcesses.map { (String($0.pid), .number($0.seconds, digits: 3)) })))
         }
@@ -65,6 +70,9 @@ struct CPUCost: Sendable {
             + String(format: "%.2f s (%.0f%%), over %.2f s", generatorSeconds, 100 * generatorSeconds / max(wallSeconds, 1e-9), wallSeconds)
         if let otherSeconds {
             line += String(format: ", everything else %.2f s", otherSeconds)
+        }
+        if let probe {
+            line += "\n     probe before: \(probe.before)\n     probe after: \(probe.after)"
         }
         if !serverProcesses.isEmpty {
             line += "\n     server processes: " + serverProcesses.map { "\($0.pid) " + String(format: "%.2f s", $0.seconds) }.joined(separator: ", ")

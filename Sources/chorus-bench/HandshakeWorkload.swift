@@ -18,9 +18,10 @@ enum HandshakeWorkload: Workload {
         Thread.sleep(forTimeInterval: 0.2)
 
         let numbers = (0..<shards).map { BenchContext.share(of: loops, shard: $0, shards: shards) }
-        let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
         let (tallies, cost): ([RoundTripTally], CPUCost) = try context.measured {
-            try generator.run("run \(loops) handshake loops", timeout: options.seconds + options.timeout) { shard, finish in
+            // Timed from here, after a --probe has run.
+            let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
+            return try generator.run("run \(loops) handshake loops", timeout: options.seconds + options.timeout) { shard, finish in
                 shard.run(loops: numbers[shard.index], token: token, deadline: deadline) { finish(.success($0)) }
             }
         }
