@@ -55,7 +55,8 @@ final class FanoutShard: BenchShard {
 
     // MARK: Set-up
 
-    /// Registers the owner (member 0, so on the first node), creates the room and an invite code for the rest.
+    /// Registers the owner (member 0, so on the first node), creates the room and an invite
+    /// code for the rest.
     func createRoom(owner: String, password: String, roomName: String,
                     completion: @escaping (Result<RoomSetup, BenchFailure>) -> Void) {
         SessionScript.open(connector: nodes.connector(for: 0), commands: ["REGISTER \(owner) \(password)", "ROOM CREATE \(roomName)"]) { result in
