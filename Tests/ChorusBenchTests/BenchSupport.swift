@@ -36,13 +36,14 @@ final class BenchServer {
         folder = try ScratchFolder()
         let output = folder.path + "/chorusd.out"
         _ = FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: folder.path + "/chorusd.err", contents: nil)
         process.executableURL = URL(fileURLWithPath: BuiltProduct.path("chorusd"))
         process.arguments = ["--port", "0", "--data", "data", "--scrypt-log-n", "10", "--rate", "1000000",
                              "--burst", "1000000", "--max-per-ip", "0", "--idle-timeout", "3600"]
         process.currentDirectoryURL = URL(fileURLWithPath: folder.path)
         // A file, not a pipe: nobody reads chorusd's output after the listening line.
         process.standardOutput = FileHandle(forWritingAtPath: output)
-        process.standardError = FileHandle.nullDevice
+        process.standardError = FileHandle(forWritingAtPath: folder.path + "/chorusd.err")
         try process.run()
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline && process.isRunning {
@@ -56,6 +57,22 @@ final class BenchServer {
         }
         process.terminate()
         throw BenchRunFailure(description: "chorusd did not start listening")
+    }
+
+    /// The account numbers of `kind` (`w` for writers, `c` for connections' accounts) this
+    /// server logged as registered, from its `registered bRUNIDKINDN from ...` lines; waits
+    /// up to 5 s for `expected` of them (the log is written by a thread of its own).
+    func registered(kind: Character, expected: Int) -> Set<Int> {
+        var numbers: Set<Int> = []
+        for _ in 0..<250 {
+            let log = (try? String(contentsOfFile: folder.path + "/chorusd.err", encoding: .utf8)) ?? ""
+            numbers = Set(log.matches(of: /registered b[a-z0-9]{6}([a-z])(\d+) from/).compactMap { match in
+                match.output.1.first == kind ? Int(match.output.2) : nil
+            })
+            if numbers.count >= expected { break }
+            usleep(20_000)
+        }
+        return numbers
     }
 
     deinit {

@@ -93,6 +93,37 @@ import Testing
         #expect(Int(run.stderr[refused].split(separator: " ")[1].dropLast()).map { $0 % 2 } == 1, "\(run.stderr)")
     }
 
+    /// Writers and the connections workload's accounts, on two unshared chorusd: each
+    /// server registered exactly the numbers round robin gives it. (As many sessions as
+    /// accounts: session i authenticates with account i's token, on the same node.)
+    @Test(arguments: [
+        (["writes", "--clients", "5", "--seconds", "0.2"], Character("w")),
+        (["connections", "--sessions", "5", "--accounts", "5", "--settle", "0"], Character("c")),
+    ])
+    func eachNodeGetsItsShareOfTheAccounts(workload: [String], kind: Character) throws {
+        let first = try BenchServer()
+        let second = try BenchServer()
+        let run = try BenchRun.run(workload + ["--servers", "\(first.address),\(second.address)", "--insecure"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(first.registered(kind: kind, expected: 3) == [0, 2, 4])
+        #expect(second.registered(kind: kind, expected: 2) == [1, 3])
+    }
+
+    /// Login and handshake loops alternate nodes too: on two unshared chorusd the account
+    /// exists only on the first, so the loops on the second are refused.
+    @Test(arguments: [
+        ["login", "--loops", "2", "--seconds", "0.3"],
+        ["handshake", "--loops", "2", "--seconds", "0.3"],
+    ])
+    func loopsOnTheSecondNodeMeetItsOwnDatabase(workload: [String]) throws {
+        let first = try BenchServer()
+        let second = try BenchServer()
+        let run = try BenchRun.run(workload + ["--servers", "\(first.address),\(second.address)", "--insecure"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("failures; first: LOGIN: ERR") || run.stderr.contains("failures; first: AUTH: "), "\(run.stderr)")
+        #expect(first.registered(kind: workload[0] == "login" ? "l" : "h", expected: 1) == [0])
+    }
+
     @Test func aSingleServerReportsOneNode() throws {
         let server = try BenchServer()
         let run = try BenchRun.run([
