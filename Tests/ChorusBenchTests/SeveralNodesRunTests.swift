@@ -39,6 +39,27 @@ import Testing
         #expect(run.stderr.contains("same-node deliveries: 400:"))
     }
 
+    /// Three connection lists and two generator loops, whose shares of the members cut
+    /// across each other: still nothing lost, and the split follows member number mod 3.
+    @Test func threeNodesOnTwoGeneratorLoops() throws {
+        let server = try BenchServer()
+        let list = Array(repeating: server.address, count: 3).joined(separator: ",")
+        let run = try BenchRun.run([
+            "fanout", "--servers", list, "--ca", server.certificate, "--threads", "2",
+            "--members", "11", "--senders", "3", "--messages", "20",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let json = run.json
+        #expect(json["nodes"] as? Int == 3)
+        #expect((json["parameters"] as? [String: Any])?["members_per_node"] as? [Int] == [4, 4, 3])
+        #expect(json["deliveries"] as? Int == 3 * 20 * 10)
+        #expect(json["lost"] as? Int == 0)
+        // Sender 0 shares its node with members 3, 6, 9; sender 1 with 4, 7, 10; sender 2
+        // with 5, 8: 8 receivers of 30, 20 messages each.
+        #expect((json["same_node_latency_ms"] as? [String: Any])?["count"] as? Int == 8 * 20)
+        #expect((json["cross_node_latency_ms"] as? [String: Any])?["count"] as? Int == 22 * 20)
+    }
+
     /// Every other workload runs over two nodes too.
     @Test(arguments: [
         ["writes", "--clients", "4", "--seconds", "0.3"],
