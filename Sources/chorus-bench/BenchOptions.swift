@@ -53,7 +53,8 @@ struct BenchOptions: Sendable {
                                   (member, client, loop) i talks to node i mod nodes
           --server-pid PID[,PID]  its process (or each node's), for server CPU and RSS figures
         certificate (one of, unless --spawn):
-          --ca FILE               verify the server against this PEM certificate or CA
+          --ca FILE               verify the server against this PEM certificate or CA (a file
+                                  may hold several: one per node)
           --insecure              accept any certificate
         sizes:
           --members N --senders S --messages M --window W --payload P   fanout (100, 10, 200, 16, 64)
