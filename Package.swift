@@ -63,6 +63,9 @@ let package = Package(
         .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusTestSupport"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
+        // chorus-bench's own logic (flags, the node list, who talks to which node) and the
+        // tool run against a real chorusd.
+        .testTarget(name: "ChorusBenchTests", dependencies: ["chorus-bench", "chorusd", "ChorusTestSupport"]),
         .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusLocking", "ChorusTestSupport", "chorusd", "chorus"]),
     ],
     swiftLanguageModes: [.v6]

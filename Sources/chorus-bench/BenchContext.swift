@@ -6,18 +6,21 @@ import Foundation
 struct BenchContext {
     let options: BenchOptions
     let server: ServerUnderTest
-    let address: ResolvedAddress
+    /// One per node; a single one without `--servers`.
+    let addresses: [ResolvedAddress]
     let tls: TLSClientContext
     /// A few random letters in every account name of this run.
     let runID: String
 
+    var nodeCount: Int { addresses.count }
+
     /// Every account of a run shares it; 15+ bytes, as the server requires.
     var password: String { "bench-password-\(runID)" }
 
-    init(options: BenchOptions, server: ServerUnderTest) throws {
+    init(options: BenchOptions, server: ServerUnderTest, nodes: [ServerAddress]) throws {
         self.options = options
         self.server = server
-        address = try ResolvedAddress(host: server.host, port: server.port)
+        addresses = try nodes.map { try ResolvedAddress(host: $0.host, port: $0.port) }
         let trust: TLSClientContext.Trust
         if options.insecure {
             trust = .anyCertificate
@@ -44,18 +47,24 @@ struct BenchContext {
     /// Runs `workload` on a generator with one of its shards per `--threads` loop,
     /// stopped after it.
     func run<Kind: Workload>(_ workload: Kind.Type) throws -> BenchReport {
-        let generator = try Generator(threads: options.threads, address: address, tls: tls) { index, connector in
-            Kind.Shard(index: index, connector: connector)
+        let generator = try Generator(threads: options.threads, addresses: addresses, tls: tls) { index, nodes in
+            Kind.Shard(index: index, nodes: nodes)
         }
         defer { generator.stop() }
         return try Kind.run(self, on: generator)
     }
 
-    /// Runs the measured phase `body`, and what it cost the server and the generator.
+    /// Runs the measured phase `body`, and what it cost the server and the generator;
+    /// `--probe` runs on either side of it.
     func measured<Value>(_ body: () throws -> Value) throws -> (Value, CPUCost) {
-        let before = ProcessUsage.snapshot(serverPID: server.pid)
+        let probeBefore = options.probe?.run(phase: "before")
+        let before = ProcessUsage.snapshot(serverPIDs: server.pids)
         let value = try body()
-        return (value, CPUCost(from: before, to: ProcessUsage.snapshot(serverPID: server.pid)))
+        var cost = CPUCost(from: before, to: ProcessUsage.snapshot(serverPIDs: server.pids))
+        if let probe = options.probe, let probeBefore {
+            cost.probe = ProbeReadings(before: probeBefore, after: probe.run(phase: "after"))
+        }
+        return (value, cost)
     }
 
     /// The shard-local share of `total` items for shard `shard` of `shards`: every

@@ -7,8 +7,12 @@ struct BenchOptions: Sendable {
     var workload = Workload.fanout
     var host = "127.0.0.1"
     var port = 7667
+    /// `--servers`: several nodes of one cluster; sessions go round robin by number.
+    var servers: [ServerAddress] = []
+    private var addressGiven = false
     var spawn: String?
-    var serverPID: Int32?
+    /// `--server-pid PID[,PID...]`: one per node for the CPU figures (summed, and per process).
+    var serverPIDs: [Int32] = []
     var caFile: String?
     var insecure = false
     var threads = 1
@@ -32,6 +36,7 @@ struct BenchOptions: Sendable {
     var scryptLogN: Int?
     var serverArguments: [String] = []
     var keepData = false
+    var probe: MeasureProbe?
 
     /// In-flight requests per session: 16 for fanout, 1 (plain round trips) otherwise.
     var effectiveWindow: Int { window ?? (workload == .fanout ? 16 : 1) }
@@ -44,9 +49,12 @@ struct BenchOptions: Sendable {
                                   cheap hashes (--scrypt-log-n 10, except login: default 17),
                                   no rate or per-address limits, a large --sendq; stop it at the end
           --host H --port N       use a running server (default 127.0.0.1:7667)
-          --server-pid PID        its process, for server CPU and RSS figures
+          --servers H:P,H:P,...   use the running nodes of one cluster (one database): session
+                                  (member, client, loop) i talks to node i mod nodes
+          --server-pid PID[,PID]  its process (or each node's), for server CPU and RSS figures
         certificate (one of, unless --spawn):
-          --ca FILE               verify the server against this PEM certificate or CA
+          --ca FILE               verify the server against this PEM certificate or CA (a file
+                                  may hold several: one per node)
           --insecure              accept any certificate
         sizes:
           --members N --senders S --messages M --window W --payload P   fanout (100, 10, 200, 16, 64)
@@ -63,8 +71,11 @@ struct BenchOptions: Sendable {
           --timeout S             longest a set-up phase may take (600)
           --stall S               fanout: give up after S seconds without a delivery (10)
           --keep-data             keep a spawned server's temporary folder
+          --probe CMD             run `sh -c CMD` just before and just after the measured phase
+                                  (CHORUS_BENCH_PHASE=before|after); its output goes in the report
         Prints one JSON line on standard output and a summary on standard error; exits 1 when a
-        message was lost or a request failed.
+        message was lost or a request failed, 2 on a usage error or a node of --servers that
+        cannot be reached.
         """
 
     static func parse(_ arguments: [String]) throws -> BenchOptions {
@@ -93,6 +104,10 @@ struct BenchOptions: Sendable {
         if options.spawn == nil && options.caFile == nil && !options.insecure {
             throw BenchFailure("give --ca FILE (or --insecure) to check a running server's certificate, or --spawn PATH")
         }
+        if !options.servers.isEmpty {
+            if options.spawn != nil { throw BenchFailure("--servers measures running nodes; it cannot be combined with --spawn") }
+            if options.addressGiven { throw BenchFailure("give either --servers or --host/--port, not both") }
+        }
         if options.senders > options.members {
             throw BenchFailure("--senders (\(options.senders)) cannot exceed --members (\(options.members))")
         }
@@ -101,10 +116,17 @@ struct BenchOptions: Sendable {
 
     private mutating func set(_ flag: String, _ value: String) throws {
         switch flag {
-        case "--host": host = value
-        case "--port": port = try Self.number(flag, value, 1...65535)
+        case "--host": host = value; addressGiven = true
+        case "--port": port = try Self.number(flag, value, 1...65535); addressGiven = true
+        case "--servers": servers = try ServerList.parse(value)
         case "--spawn": spawn = value
-        case "--server-pid": serverPID = Int32(try Self.number(flag, value, 1...Int(Int32.max)))
+        case "--server-pid":
+            // A node listed twice in --servers is one process: count its CPU once.
+            serverPIDs = []
+            for item in value.split(separator: ",", omittingEmptySubsequences: false) {
+                let pid = Int32(try Self.number(flag, String(item), 1...Int(Int32.max)))
+                if !serverPIDs.contains(pid) { serverPIDs.append(pid) }
+            }
         case "--ca": caFile = value
         case "--threads": threads = try Self.number(flag, value, 1...16)
         case "--members": members = try Self.number(flag, value, 2...1_000_000)
@@ -127,6 +149,7 @@ struct BenchOptions: Sendable {
         case "--stall": stall = try Self.decimal(flag, value, 0.5...3600)
         case "--scrypt-log-n": scryptLogN = try Self.number(flag, value, 4...20)
         case "--server-arg": serverArguments.append(value)
+        case "--probe": probe = MeasureProbe(command: value)
         default: throw BenchFailure("unknown flag \(flag) (see --help)")
         }
     }

@@ -23,12 +23,14 @@ struct BenchReport {
         problems.append(text)
     }
 
-    func emit(server: ServerUnderTest, threads: Int) {
+    func emit(server: ServerUnderTest, nodes: [ServerAddress], threads: Int) {
         var fields: [(String, JSONValue)] = [
             ("bench", .string("chorus-bench")),
             ("workload", .string(workload)),
             ("ok", .bool(ok)),
             ("server", .string("\(server.host):\(server.port)")),
+            ("nodes", .int(nodes.count)),
+            ("servers", .array(nodes.map { .string($0.description) })),
             ("spawned", .bool(server.certificatePath != nil)),
             ("tls", .string(tls)),
             ("generator_threads", .int(threads)),
@@ -42,7 +44,8 @@ struct BenchReport {
         line.append(0x0A)
         FileHandle.standardOutput.write(Data(line))
 
-        var text = "chorus-bench \(workload) against \(server.host):\(server.port) (\(tls))\n"
+        let against = nodes.count > 1 ? "\(nodes.count) nodes \(nodes.map(\.description).joined(separator: ", "))" : "\(server.host):\(server.port)"
+        var text = "chorus-bench \(workload) against \(against) (\(tls))\n"
         for entry in summary { text += "  \(entry)\n" }
         if let cost { text += "  \(cost.summary)\n" }
         for problem in problems { text += "  PROBLEM: \(problem)\n" }

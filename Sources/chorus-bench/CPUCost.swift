@@ -11,6 +11,10 @@ struct CPUCost: Sendable {
     /// CPU seconds taken by everything else on the machine meanwhile (nil when unknown):
     /// more than a little means the figures are disturbed.
     let otherSeconds: Double?
+    /// Each server process (node) when there are several, in `--server-pid` order.
+    let serverProcesses: [(pid: Int32, seconds: Double)]
+    /// What `--probe` printed before and after the interval.
+    var probe: ProbeReadings?
     /// Server threads that used CPU, busiest first.
     let serverThreads: [(name: String, seconds: Double)]
 
@@ -22,6 +26,13 @@ struct CPUCost: Sendable {
             serverSeconds = nil
         }
         generatorSeconds = end.generatorSeconds - start.generatorSeconds
+        var processes: [(pid: Int32, seconds: Double)] = []
+        if end.serverProcesses.count > 1 {
+            for (before, after) in zip(start.serverProcesses, end.serverProcesses) {
+                if let from = before.seconds, let to = after.seconds { processes.append((after.pid, to - from)) }
+            }
+        }
+        serverProcesses = processes
         if let before = start.machineBusySeconds, let after = end.machineBusySeconds, let serverSeconds {
             otherSeconds = max(0, (after - before) - serverSeconds - generatorSeconds)
         } else {
@@ -36,13 +47,20 @@ struct CPUCost: Sendable {
     }
 
     var jsonFields: [(String, JSONValue)] {
-        [
+        var fields: [(String, JSONValue)] = [
             ("server_cpu_s", serverSeconds.map { .number($0, digits: 3) } ?? .null),
             ("generator_cpu_s", .number(generatorSeconds, digits: 3)),
             ("other_cpu_s", otherSeconds.map { .number($0, digits: 3) } ?? .null),
             ("wall_s", .number(wallSeconds, digits: 3)),
             ("server_threads_cpu_s", .object(serverThreads.map { ($0.name, .number($0.seconds, digits: 3)) })),
         ]
+        if let probe {
+            fields.append(("probe", .object([("before", .string(probe.before)), ("after", .string(probe.after))])))
+        }
+        if !serverProcesses.isEmpty {
+            fields.append(("server_processes_cpu_s", .object(serverProcesses.map { (String($0.pid), .number($0.seconds, digits: 3)) })))
+        }
+        return fields
     }
 
     var summary: String {
@@ -52,6 +70,12 @@ struct CPUCost: Sendable {
             + String(format: "%.2f s (%.0f%%), over %.2f s", generatorSeconds, 100 * generatorSeconds / max(wallSeconds, 1e-9), wallSeconds)
         if let otherSeconds {
             line += String(format: ", everything else %.2f s", otherSeconds)
+        }
+        if let probe {
+            line += "\n     probe before: \(probe.before)\n     probe after: \(probe.after)"
+        }
+        if !serverProcesses.isEmpty {
+            line += "\n     server processes: " + serverProcesses.map { "\($0.pid) " + String(format: "%.2f s", $0.seconds) }.joined(separator: ", ")
         }
         if !serverThreads.isEmpty {
             let threads = serverThreads.prefix(4).map { "\($0.name) " + String(format: "%.2f s", $0.seconds) }

@@ -3,25 +3,26 @@ import ChorusNet
 /// One loop's share of the idle sessions of the `connections` workload. Loop thread only.
 final class ConnectionsShard: BenchShard {
     let index: Int
-    let connector: ClientConnector
+    let nodes: NodeConnectors
     private var sessions: [BenchSession] = []
     private var launcher: BoundedLauncher?
 
-    required init(index: Int, connector: ClientConnector) {
+    required init(index: Int, nodes: NodeConnectors) {
         self.index = index
-        self.connector = connector
+        self.nodes = nodes
     }
 
-    /// Opens `count` sessions, each `MODE json` + `AUTH` with one of `tokens`, `parallel`
-    /// at a time, and keeps them; the tally times each from connect to its AUTH reply.
-    func open(count: Int, tokens: [String], firstNumber: Int, parallel: Int,
+    /// Opens sessions `numbers`, each on its own node with `MODE json` + `AUTH` with one of
+    /// `tokens`, `parallel` at a time, and keeps them; the tally times each from connect to
+    /// its AUTH reply.
+    func open(numbers: [Int], tokens: [String], firstNumber: Int, parallel: Int,
               completion: @escaping (Result<RoundTripTally, BenchFailure>) -> Void) {
         var tally = RoundTripTally()
         tally.startedAt = BenchClock.now()
-        let launcher = BoundedLauncher(total: count, parallel: parallel) { [self] index, done in
+        let launcher = BoundedLauncher(total: numbers.count, parallel: parallel) { [self] index, done in
             let started = BenchClock.now()
             let token = tokens[(firstNumber + index) % tokens.count]
-            SessionScript.open(connector: connector, commands: ["AUTH \(token)"]) { result in
+            SessionScript.open(connector: nodes.connector(for: numbers[index]), commands: ["AUTH \(token)"]) { result in
                 switch result {
                 case .failure(let failure):
                     tally.failure(failure.message)

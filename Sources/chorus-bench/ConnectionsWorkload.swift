@@ -12,23 +12,23 @@ enum ConnectionsWorkload: Workload {
         let parallel = max(1, options.parallel / shards)
 
         let issued = try generator.run("register \(accounts) accounts with tokens", timeout: options.timeout, only: 0) { shard, finish in
-            TokenIssuer.issue(connector: shard.connector, names: names, password: password, parallel: parallel) { finish($0) }
+            TokenIssuer.issue(nodes: shard.nodes, names: names, password: password, parallel: parallel) { finish($0) }
         }[0]
         let tokens = issued.tokens
         Thread.sleep(forTimeInterval: options.settle)
-        let rssBefore = context.server.pid.flatMap(ProcessUsage.residentBytes)
+        let rssBefore = ProcessUsage.residentBytes(pids: context.server.pids)
 
-        let counts = (0..<shards).map { BenchContext.share(of: options.sessions, shard: $0, shards: shards).count }
+        let numbers = (0..<shards).map { BenchContext.share(of: options.sessions, shard: $0, shards: shards) }
         let (tallies, cost): ([RoundTripTally], CPUCost) = try context.measured {
             try generator.run("open \(options.sessions) sessions", timeout: options.timeout) { shard, finish in
-                shard.open(count: counts[shard.index], tokens: tokens, firstNumber: shard.index, parallel: parallel) { finish($0) }
+                shard.open(numbers: numbers[shard.index], tokens: tokens, firstNumber: shard.index, parallel: parallel) { finish($0) }
             }
         }
         try generator.run("check the sessions", timeout: options.timeout) { shard, finish in
             shard.checkAll(completion: finish)
         }
         Thread.sleep(forTimeInterval: options.settle)
-        let rssAfter = context.server.pid.flatMap(ProcessUsage.residentBytes)
+        let rssAfter = ProcessUsage.residentBytes(pids: context.server.pids)
         let held: [Int] = try generator.run("count open sessions", timeout: options.timeout) { shard, finish in
             finish(.success(shard.openCount))
         }

@@ -16,6 +16,9 @@ final class FanoutShard: BenchShard {
         let messages: Int
         let window: Int
         let payload: Int
+        /// Nodes the members are spread over: with more than one, latency is also split
+        /// into same-node and cross-node deliveries.
+        let nodes: Int
     }
 
     struct Tally: Sendable {
@@ -29,6 +32,7 @@ final class FanoutShard: BenchShard {
         var lastProgressAt: UInt64 = 0
         var deliveryLatency = LatencyHistogram()
         var replyLatency = LatencyHistogram()
+        var byNode = NodeLatencies()
     }
 
     private static let messageEvent = Array(#"{"type":"event","event":"message""#.utf8)
@@ -36,7 +40,7 @@ final class FanoutShard: BenchShard {
     private var textMode = false
 
     let index: Int
-    let connector: ClientConnector
+    let nodes: NodeConnectors
     private var members: [FanoutMember] = []
     private var plan: Plan?
     private var progress: RunProgress?
@@ -44,17 +48,18 @@ final class FanoutShard: BenchShard {
     private var outstanding = 0
     private var launcher: BoundedLauncher?
 
-    required init(index: Int, connector: ClientConnector) {
+    required init(index: Int, nodes: NodeConnectors) {
         self.index = index
-        self.connector = connector
+        self.nodes = nodes
     }
 
     // MARK: Set-up
 
-    /// Registers the owner (member 0), creates the room and an invite code for the rest.
+    /// Registers the owner (member 0, so on the first node), creates the room and an invite
+    /// code for the rest.
     func createRoom(owner: String, password: String, roomName: String,
                     completion: @escaping (Result<RoomSetup, BenchFailure>) -> Void) {
-        SessionScript.open(connector: connector, commands: ["REGISTER \(owner) \(password)", "ROOM CREATE \(roomName)"]) { result in
+        SessionScript.open(connector: nodes.connector(for: 0), commands: ["REGISTER \(owner) \(password)", "ROOM CREATE \(roomName)"]) { result in
             switch result {
             case .failure(let failure):
                 completion(.failure(failure))
@@ -77,13 +82,14 @@ final class FanoutShard: BenchShard {
         }
     }
 
-    /// Registers members `numbers` and joins them with the invite code, `parallel` at a time.
+    /// Registers members `numbers` and joins them with the invite code, `parallel` at a time,
+    /// each on its own node.
     func join(numbers: [Int], namePrefix: String, password: String, code: String, parallel: Int,
               completion: @escaping (BenchFailure?) -> Void) {
         let launcher = BoundedLauncher(total: numbers.count, parallel: parallel) { [self] index, done in
             let number = numbers[index]
             let commands = ["REGISTER \(namePrefix)\(number) \(password)", "ROOM JOIN \(code)"]
-            SessionScript.open(connector: connector, commands: commands) { result in
+            SessionScript.open(connector: nodes.connector(for: number), commands: commands) { result in
                 switch result {
                 case .failure(let failure):
                     done(BenchFailure("member \(number): \(failure.message)"))
@@ -187,7 +193,12 @@ final class FanoutShard: BenchShard {
             tally.duplicates += 1
             return
         }
-        if now >= text.sentAt { tally.deliveryLatency.record(nanoseconds: now - text.sentAt) }
+        if now >= text.sentAt {
+            tally.deliveryLatency.record(nanoseconds: now - text.sentAt)
+            if plan.nodes > 1 {
+                tally.byNode.record(nanoseconds: now - text.sentAt, sender: text.sender, receiver: member.number, nodes: plan.nodes)
+            }
+        }
         member.received += 1
         tally.delivered += 1
         advance(now)

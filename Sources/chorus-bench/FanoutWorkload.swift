@@ -33,7 +33,7 @@ enum FanoutWorkload: Workload {
         let setupSeconds = Date().timeIntervalSince(setupStart)
 
         let plan = FanoutShard.Plan(room: room.room, senders: options.senders, messages: options.messages,
-                                    window: options.effectiveWindow, payload: options.payload)
+                                    window: options.effectiveWindow, payload: options.payload, nodes: context.nodeCount)
         let progress = RunProgress(shards: shards)
         let (outcome, cost) = try context.measured {
             try generator.run("start sending", timeout: options.timeout) { shard, finish in
@@ -59,6 +59,7 @@ enum FanoutWorkload: Workload {
             total.lastProgressAt = max(total.lastProgressAt, tally.lastProgressAt)
             total.deliveryLatency.merge(tally.deliveryLatency)
             total.replyLatency.merge(tally.replyLatency)
+            total.byNode.merge(tally.byNode)
         }
         let seconds = max(Double(total.lastProgressAt &- total.startedAt) / 1e9, 1e-9)
         let lost = total.expected - total.delivered
@@ -70,7 +71,10 @@ enum FanoutWorkload: Workload {
             ("members", .int(options.members)), ("senders", .int(options.senders)),
             ("messages", .int(options.messages)), ("window", .int(plan.window)), ("payload", .int(options.payload)),
             ("mode", .string(options.mode)),
+            ("members_per_node", .array(NodeAssignment.counts(of: options.members, nodes: context.nodeCount).map { .int($0) })),
         ]
+        // With one node every delivery is a same-node one.
+        if context.nodeCount == 1 { total.byNode.sameNode = total.deliveryLatency }
         report.results = [
             ("deliveries", .int(total.delivered)),
             ("expected_deliveries", .int(total.expected)),
@@ -82,6 +86,7 @@ enum FanoutWorkload: Workload {
             ("messages_per_s", .number(Double(total.acked) / seconds, digits: 0)),
             ("latency_ms", total.deliveryLatency.json),
             ("say_reply_latency_ms", total.replyLatency.json),
+        ] + total.byNode.jsonFields + [
             ("setup_s", .number(setupSeconds, digits: 2)),
             ("outcome", .string("\(outcome)")),
         ]
@@ -91,6 +96,13 @@ enum FanoutWorkload: Workload {
             String(format: "deliveries: %d of %d in %.3f s = %.0f /s; messages %.0f /s", total.delivered, total.expected,
                    seconds, Double(total.delivered) / seconds, Double(total.acked) / seconds),
             "delivery latency: \(total.deliveryLatency.summary)",
+        ]
+        if context.nodeCount > 1 {
+            let perNode = NodeAssignment.counts(of: options.members, nodes: context.nodeCount).map(String.init).joined(separator: " + ")
+            report.summary.append("members per node: \(perNode)")
+            report.summary += total.byNode.summary
+        }
+        report.summary += [
             "SAY reply latency: \(total.replyLatency.summary)",
             "lost \(lost), duplicates \(total.duplicates), acked \(total.acked) of \(sentMessages)",
         ]

@@ -15,18 +15,18 @@ final class Generator<Shard: AnyObject>: Sendable {
     private let shards: [LoopBound<Shard>]
     private let stopped: [DispatchSemaphore]
 
-    /// `makeShard(index, connector)` builds each loop's shard on the calling thread.
-    init(threads: Int, address: ResolvedAddress, tls: TLSClientContext,
-         makeShard: (Int, ClientConnector) -> Shard) throws {
+    /// `makeShard(index, nodes)` builds each loop's shard on the calling thread, with a
+    /// connector on that loop for each of `addresses` (the nodes).
+    init(threads: Int, addresses: [ResolvedAddress], tls: TLSClientContext,
+         makeShard: (Int, NodeConnectors) -> Shard) throws {
         threadCount = max(1, threads)
         var loops: [EventLoop] = []
         var shards: [LoopBound<Shard>] = []
         var stopped: [DispatchSemaphore] = []
         for index in 0..<threadCount {
             let loop = try EventLoop()
-            let connector = ClientConnector(loop: loop, address: address, tls: tls)
             loops.append(loop)
-            shards.append(LoopBound(makeShard(index, connector), loop: loop))
+            shards.append(LoopBound(makeShard(index, NodeConnectors(loop: loop, addresses: addresses, tls: tls)), loop: loop))
             let done = DispatchSemaphore(value: 0)
             stopped.append(done)
             let thread = Thread {

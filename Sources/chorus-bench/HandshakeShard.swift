@@ -5,27 +5,31 @@ import ChorusNet
 /// close, then starts over until the deadline. Loop thread only.
 final class HandshakeShard: BenchShard {
     let index: Int
-    let connector: ClientConnector
+    let nodes: NodeConnectors
     private var slots: [BenchSession?] = []
+    /// Each slot's loop number, which picks its node.
+    private var numbers: [Int] = []
     private var tally = RoundTripTally()
     private var running = 0
     private var completion: ((RoundTripTally) -> Void)?
     /// Enough failures to say the server is gone; stop instead of spinning.
     private let failureLimit = 100
 
-    required init(index: Int, connector: ClientConnector) {
+    required init(index: Int, nodes: NodeConnectors) {
         self.index = index
-        self.connector = connector
+        self.nodes = nodes
     }
 
-    func run(loops: Int, token: String, deadline: UInt64, completion: @escaping (RoundTripTally) -> Void) {
+    /// Runs loops `loops` (their numbers across all shards), each against its own node.
+    func run(loops: [Int], token: String, deadline: UInt64, completion: @escaping (RoundTripTally) -> Void) {
         self.completion = completion
+        numbers = loops
         tally = RoundTripTally()
         tally.startedAt = BenchClock.now()
-        slots = Array(repeating: nil, count: loops)
-        running = loops
-        if loops == 0 { finishIfIdle() }
-        for slot in 0..<loops { cycle(slot, token: token, deadline: deadline) }
+        slots = Array(repeating: nil, count: loops.count)
+        running = loops.count
+        if loops.isEmpty { finishIfIdle() }
+        for slot in 0..<loops.count { cycle(slot, token: token, deadline: deadline) }
     }
 
     private func cycle(_ slot: Int, token: String, deadline: UInt64) {
@@ -38,11 +42,11 @@ final class HandshakeShard: BenchShard {
         let started = BenchClock.now()
         let session: BenchSession
         do {
-            session = try BenchSession(connector: connector)
+            session = try BenchSession(connector: nodes.connector(for: numbers[slot]))
         } catch {
             tally.failure("\(error)")
             // Out of descriptors or ports: let the loop turn before trying again.
-            connector.loop.schedule(after: 0.001) { [weak self] in self?.cycle(slot, token: token, deadline: deadline) }
+            nodes.loop.schedule(after: 0.001) { [weak self] in self?.cycle(slot, token: token, deadline: deadline) }
             return
         }
         slots[slot] = session
@@ -63,7 +67,7 @@ final class HandshakeShard: BenchShard {
                 tally.failure("closed before QUIT was answered: \(reason)")
             }
             // After this call returns: the session is still inside its close callback.
-            connector.loop.atEndOfTurn { [weak self] in self?.cycle(slot, token: token, deadline: deadline) }
+            nodes.loop.atEndOfTurn { [weak self] in self?.cycle(slot, token: token, deadline: deadline) }
         }
     }
 

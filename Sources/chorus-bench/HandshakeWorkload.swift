@@ -12,16 +12,17 @@ enum HandshakeWorkload: Workload {
         let password = context.password
 
         let issued = try generator.run("register a bot account", timeout: options.timeout, only: 0) { shard, finish in
-            TokenIssuer.issue(connector: shard.connector, names: names, password: password, parallel: 1) { finish($0) }
+            TokenIssuer.issue(nodes: shard.nodes, names: names, password: password, parallel: 1) { finish($0) }
         }[0]
         let token = issued.tokens[0]
         Thread.sleep(forTimeInterval: 0.2)
 
-        let counts = (0..<shards).map { BenchContext.share(of: loops, shard: $0, shards: shards).count }
-        let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
+        let numbers = (0..<shards).map { BenchContext.share(of: loops, shard: $0, shards: shards) }
         let (tallies, cost): ([RoundTripTally], CPUCost) = try context.measured {
-            try generator.run("run \(loops) handshake loops", timeout: options.seconds + options.timeout) { shard, finish in
-                shard.run(loops: counts[shard.index], token: token, deadline: deadline) { finish(.success($0)) }
+            // Timed from here, after a --probe has run.
+            let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
+            return try generator.run("run \(loops) handshake loops", timeout: options.seconds + options.timeout) { shard, finish in
+                shard.run(loops: numbers[shard.index], token: token, deadline: deadline) { finish(.success($0)) }
             }
         }
         let total = RoundTripTally.merged(tallies)

@@ -11,7 +11,7 @@ final class LoginShard: BenchShard {
     }
 
     let index: Int
-    let connector: ClientConnector
+    let nodes: NodeConnectors
     private var loopSessions: [BenchSession] = []
     private var pinger: BenchSession?
     private var launcher: BoundedLauncher?
@@ -20,14 +20,14 @@ final class LoginShard: BenchShard {
     private var pingInFlight = false
     private var completion: ((Tallies) -> Void)?
 
-    required init(index: Int, connector: ClientConnector) {
+    required init(index: Int, nodes: NodeConnectors) {
         self.index = index
-        self.connector = connector
+        self.nodes = nodes
     }
 
     /// Registers the account every loop logs in to (one password hash at the server's cost).
     func register(name: String, password: String, completion: @escaping (Result<String, BenchFailure>) -> Void) {
-        SessionScript.open(connector: connector, commands: ["REGISTER \(name) \(password)"]) { result in
+        SessionScript.open(connector: nodes.connector(for: 0), commands: ["REGISTER \(name) \(password)"]) { result in
             switch result {
             case .failure(let failure):
                 completion(.failure(failure))
@@ -39,16 +39,18 @@ final class LoginShard: BenchShard {
         }
     }
 
-    /// Opens `loops` sessions for logging in, and the pinger when `withPinger`.
-    func prepare(loops: Int, withPinger: Bool, completion: @escaping (BenchFailure?) -> Void) {
-        let total = loops + (withPinger ? 1 : 0)
+    /// Opens sessions for login loops `loops` (their numbers across all shards), each on its
+    /// own node, and the pinger (on the first node) when `withPinger`.
+    func prepare(loops: [Int], withPinger: Bool, completion: @escaping (BenchFailure?) -> Void) {
+        let total = loops.count + (withPinger ? 1 : 0)
         let launcher = BoundedLauncher(total: total, parallel: 64) { [self] index, done in
-            SessionScript.open(connector: connector, commands: []) { result in
+            let node = index < loops.count ? loops[index] : 0
+            SessionScript.open(connector: nodes.connector(for: node), commands: []) { result in
                 switch result {
                 case .failure(let failure):
                     done(failure)
                 case .success(let opened):
-                    if index == loops { self.pinger = opened.session } else { self.loopSessions.append(opened.session) }
+                    if index == loops.count { self.pinger = opened.session } else { self.loopSessions.append(opened.session) }
                     done(nil)
                 }
             }
@@ -108,7 +110,7 @@ final class LoginShard: BenchShard {
     /// Every `interval` ms, one PING unless the last is still unanswered (that wait shows up
     /// in its latency anyway).
     private func schedulePing(interval: Double) {
-        connector.loop.schedule(after: interval / 1000) { [weak self] in
+        nodes.loop.schedule(after: interval / 1000) { [weak self] in
             guard let self, self.completion != nil, let pinger = self.pinger else { return }
             if !self.pingInFlight && pinger.isOpen {
                 self.pingInFlight = true

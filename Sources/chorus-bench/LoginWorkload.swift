@@ -14,14 +14,15 @@ enum LoginWorkload: Workload {
         let tls = try generator.run("register the account", timeout: options.timeout, only: 0) { shard, finish in
             shard.register(name: name, password: password) { finish($0) }
         }[0]
-        let counts = (0..<shards).map { BenchContext.share(of: loops, shard: $0, shards: shards).count }
+        let numbers = (0..<shards).map { BenchContext.share(of: loops, shard: $0, shards: shards) }
         try generator.run("open \(loops) sessions and the pinger", timeout: options.timeout) { shard, finish in
-            shard.prepare(loops: counts[shard.index], withPinger: shard.index == 0, completion: finish)
+            shard.prepare(loops: numbers[shard.index], withPinger: shard.index == 0, completion: finish)
         }
-        let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
         let interval = options.pingInterval
         let (results, cost): ([LoginShard.Tallies], CPUCost) = try context.measured {
-            try generator.run("log in for \(options.seconds) s", timeout: options.seconds + options.timeout) { shard, finish in
+            // Timed from here, after a --probe has run.
+            let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
+            return try generator.run("log in for \(options.seconds) s", timeout: options.seconds + options.timeout) { shard, finish in
                 shard.run(name: name, password: password, deadline: deadline, pingInterval: interval) { finish(.success($0)) }
             }
         }

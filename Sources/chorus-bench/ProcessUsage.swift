@@ -9,8 +9,11 @@ struct ProcessUsage: Sendable {
         let seconds: Double
     }
 
-    /// CPU seconds (user + system) of the whole process; nil when it could not be read.
+    /// CPU seconds (user + system) of the server's processes (every node's); nil when one
+    /// could not be read.
     let serverSeconds: Double?
+    /// Each server process's own, in `--server-pid` order.
+    let serverProcesses: [(pid: Int32, seconds: Double?)]
     /// Per thread id, so a busy loop thread stands out from the database or hash threads.
     let serverThreads: [Int: ThreadTime]
     let generatorSeconds: Double
@@ -19,12 +22,15 @@ struct ProcessUsage: Sendable {
     let machineBusySeconds: Double?
     let wallNanoseconds: UInt64
 
-    /// Reads everything now. `pid` is the server's, when known.
-    static func snapshot(serverPID: Int32?) -> ProcessUsage {
+    /// Reads everything now. `serverPIDs` are the server's processes, when known: with
+    /// several (nodes), thread names start with the process's pid.
+    static func snapshot(serverPIDs: [Int32]) -> ProcessUsage {
         var threads: [Int: ThreadTime] = [:]
-        var total: Double?
-        if let pid = serverPID {
-            total = statCPUSeconds(path: "/proc/\(pid)/stat")?.seconds
+        let processes = serverPIDs.map { pid in (pid: pid, seconds: statCPUSeconds(path: "/proc/\(pid)/stat")?.seconds) }
+        let total: Double? = processes.isEmpty || processes.contains { $0.seconds == nil }
+            ? nil : processes.reduce(0) { $0 + $1.seconds! }
+        for pid in serverPIDs {
+            let prefix = serverPIDs.count > 1 ? "\(pid)/" : ""
             let taskFolder = "/proc/\(pid)/task"
             var times: [Int: (name: String, seconds: Double)] = [:]
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: taskFolder)) ?? [] {
@@ -37,14 +43,14 @@ struct ProcessUsage: Sendable {
             for (rank, tid) in times.keys.sorted().enumerated() {
                 let time = times[tid]!
                 let unique = names.filter { $0 == time.name }.count == 1
-                threads[tid] = ThreadTime(name: unique ? time.name : "\(time.name)#\(rank)", seconds: time.seconds)
+                threads[tid] = ThreadTime(name: prefix + (unique ? time.name : "\(time.name)#\(rank)"), seconds: time.seconds)
             }
         }
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         let generator = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
             + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return ProcessUsage(serverSeconds: total, serverThreads: threads, generatorSeconds: generator,
+        return ProcessUsage(serverSeconds: total, serverProcesses: processes, serverThreads: threads, generatorSeconds: generator,
                             machineBusySeconds: machineBusySeconds(), wallNanoseconds: BenchClock.now())
     }
 
@@ -70,6 +76,13 @@ struct ProcessUsage: Sendable {
         // user nice system idle iowait irq softirq steal
         let busy = ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6] + ticks[7]
         return busy / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// VmRSS of every process, summed; nil when there are none or one cannot be read.
+    static func residentBytes(pids: [Int32]) -> Int? {
+        let sizes = pids.map(residentBytes(pid:))
+        guard !sizes.isEmpty, !sizes.contains(nil) else { return nil }
+        return sizes.reduce(0) { $0 + $1! }
     }
 
     /// VmRSS of a process in bytes.

@@ -7,8 +7,10 @@ import Synchronization
 final class ServerUnderTest {
     let host: String
     let port: Int
-    /// Known when spawned or given with `--server-pid`: CPU and RSS are read from /proc.
-    let pid: Int32?
+    /// Known when spawned or given with `--server-pid` (one per node with `--servers`): CPU
+    /// and RSS are read from /proc.
+    let pids: [Int32]
+    var pid: Int32? { pids.first }
     /// The certificate a spawned server made for itself, to verify it against.
     let certificatePath: String?
     /// The flags a spawned server got, for the report.
@@ -20,16 +22,16 @@ final class ServerUnderTest {
     /// The pid of a spawned server, for the SIGINT handler (which cannot capture).
     static let spawnedPID = Atomic<Int32>(0)
 
-    static func attach(host: String, port: Int, pid: Int32?) -> ServerUnderTest {
-        ServerUnderTest(host: host, port: port, pid: pid, certificatePath: nil, arguments: [],
+    static func attach(host: String, port: Int, pids: [Int32]) -> ServerUnderTest {
+        ServerUnderTest(host: host, port: port, pids: pids, certificatePath: nil, arguments: [],
                         process: nil, folder: nil, keepFolder: true)
     }
 
-    private init(host: String, port: Int, pid: Int32?, certificatePath: String?, arguments: [String],
+    private init(host: String, port: Int, pids: [Int32], certificatePath: String?, arguments: [String],
                  process: Process?, folder: URL?, keepFolder: Bool) {
         self.host = host
         self.port = port
-        self.pid = pid
+        self.pids = pids
         self.certificatePath = certificatePath
         self.arguments = arguments
         self.process = process
@@ -72,7 +74,7 @@ final class ServerUnderTest {
         while Date() < deadline {
             let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
             if let port = listeningPort(in: output) {
-                return ServerUnderTest(host: host, port: port, pid: process.processIdentifier,
+                return ServerUnderTest(host: host, port: port, pids: [process.processIdentifier],
                                        certificatePath: folder.appendingPathComponent("certs/server.crt").path,
                                        arguments: arguments, process: process, folder: folder, keepFolder: keepFolder)
             }

@@ -8,14 +8,16 @@ enum TokenIssuer {
         let tls: String
     }
 
-    static func issue(connector: ClientConnector, names: [String], password: String, parallel: Int,
+    /// Account `index` registers through node `index` mod nodes (any node would do: they
+    /// share one database).
+    static func issue(nodes: NodeConnectors, names: [String], password: String, parallel: Int,
                       completion: @escaping (Result<Issued, BenchFailure>) -> Void) {
         var tokens = [String](repeating: "", count: names.count)
         var tls = "unknown"
         var launcher: BoundedLauncher?
         launcher = BoundedLauncher(total: names.count, parallel: parallel) { index, done in
             let commands = ["REGISTER \(names[index]) \(password)", "TOKEN CREATE bench"]
-            SessionScript.open(connector: connector, commands: commands) { result in
+            SessionScript.open(connector: nodes.connector(for: index), commands: commands) { result in
                 switch result {
                 case .failure(let failure):
                     done(BenchFailure("\(names[index]): \(failure.message)"))

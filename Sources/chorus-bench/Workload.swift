@@ -2,7 +2,7 @@ import ChorusNet
 
 /// One loop's part of a workload: made on the calling thread, then touched only on its loop.
 protocol BenchShard: AnyObject {
-    init(index: Int, connector: ClientConnector)
+    init(index: Int, nodes: NodeConnectors)
 }
 
 /// A workload of BENCHMARKS.md: its shard type, and the run that drives the shards

@@ -19,7 +19,7 @@ final class WritesShard: BenchShard {
     }
 
     let index: Int
-    let connector: ClientConnector
+    let nodes: NodeConnectors
     private var writers: [Writer] = []
     private var launcher: BoundedLauncher?
     private var tally = RoundTripTally()
@@ -27,18 +27,18 @@ final class WritesShard: BenchShard {
     private var busy = 0
     private var completion: ((RoundTripTally) -> Void)?
 
-    required init(index: Int, connector: ClientConnector) {
+    required init(index: Int, nodes: NodeConnectors) {
         self.index = index
-        self.connector = connector
+        self.nodes = nodes
     }
 
-    /// Registers clients `numbers` and gives each a personal task.
+    /// Registers clients `numbers`, each on its own node, and gives each a personal task.
     func prepare(numbers: [Int], namePrefix: String, password: String, parallel: Int,
                  completion: @escaping (Result<String, BenchFailure>) -> Void) {
         var tls = "unknown"
         let launcher = BoundedLauncher(total: numbers.count, parallel: parallel) { [self] index, done in
             let commands = ["REGISTER \(namePrefix)\(numbers[index]) \(password)", "TASK ADD me \"bench write\""]
-            SessionScript.open(connector: connector, commands: commands) { result in
+            SessionScript.open(connector: nodes.connector(for: numbers[index]), commands: commands) { result in
                 switch result {
                 case .failure(let failure):
                     done(failure)

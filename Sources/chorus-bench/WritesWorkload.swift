@@ -15,9 +15,10 @@ enum WritesWorkload: Workload {
         let tls = try generator.run("register \(options.clients) clients", timeout: options.timeout) { shard, finish in
             shard.prepare(numbers: numbers[shard.index], namePrefix: prefix, password: password, parallel: parallel) { finish($0) }
         }[0]
-        let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
         let (tallies, cost): ([RoundTripTally], CPUCost) = try context.measured {
-            try generator.run("write for \(options.seconds) s", timeout: options.seconds + options.timeout) { shard, finish in
+            // Timed from here, after a --probe has run.
+            let deadline = BenchClock.now() + UInt64(options.seconds * 1e9)
+            return try generator.run("write for \(options.seconds) s", timeout: options.seconds + options.timeout) { shard, finish in
                 shard.run(window: window, deadline: deadline) { finish(.success($0)) }
             }
         }

@@ -22,6 +22,12 @@ func fail(_ message: String, server: ServerUnderTest? = nil) -> Never {
     exit(1)
 }
 
+/// A command line that cannot run (a bad flag, a node that is not there): status 2.
+func usageError(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("chorus-bench: \(message)\n".utf8))
+    exit(2)
+}
+
 Sockets.ignoreSIGPIPE()
 Sockets.raiseOpenFileLimit()
 signal(SIGINT) { stopSpawnedServerAndExit($0) }
@@ -36,8 +42,9 @@ if arguments.isEmpty || arguments.contains("--help") || arguments.contains("-h")
 let options: BenchOptions
 do {
     options = try BenchOptions.parse(arguments)
+    try NodeProbe.reachAll(options.servers)
 } catch {
-    fail("\(error)")
+    usageError("\(error)")
 }
 
 let server: ServerUnderTest
@@ -55,13 +62,16 @@ if let executable = options.spawn {
     } catch {
         fail("\(error)")
     }
+} else if let first = options.servers.first {
+    server = ServerUnderTest.attach(host: first.host, port: first.port, pids: options.serverPIDs)
 } else {
-    server = ServerUnderTest.attach(host: options.host, port: options.port, pid: options.serverPID)
+    server = ServerUnderTest.attach(host: options.host, port: options.port, pids: options.serverPIDs)
 }
+let nodes = options.servers.isEmpty ? [ServerAddress(host: server.host, port: server.port)] : options.servers
 
 let report: BenchReport
 do {
-    let context = try BenchContext(options: options, server: server)
+    let context = try BenchContext(options: options, server: server, nodes: nodes)
     switch options.workload {
     case .fanout: report = try context.run(FanoutWorkload.self)
     case .connections: report = try context.run(ConnectionsWorkload.self)
@@ -72,6 +82,6 @@ do {
 } catch {
     fail("\(error)", server: server)
 }
-report.emit(server: server, threads: options.threads)
+report.emit(server: server, nodes: nodes, threads: options.threads)
 server.stop()
 exit(report.ok ? 0 : 1)
