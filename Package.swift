@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "ChorusSQLite", dependencies: ["CSQLite", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         // A small libpq wrapper (connection, parameterised queries, transactions, SQLSTATE
         // mapping), the only target that imports CPostgres; PostgreSQL's store builds on it.
-        .target(name: "ChorusPostgres", dependencies: ["CPostgres", "ChorusStore", "ChorusCore"]),
+        .target(name: "ChorusPostgres", dependencies: ["CPostgres", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
         .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
 
