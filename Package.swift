@@ -38,7 +38,7 @@ let package = Package(
             "ChorusProtocol", "ChorusCore", "ChorusRendering", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
         ]),
         .target(name: "ChorusClient", dependencies: ["ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
-        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusCore", "ChorusCrypto", "CLinux"]),
+        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusCore", "ChorusCrypto", "CLinux"]),
         .executableTarget(name: "chorus", dependencies: ["ChorusClient", "ChorusProtocol"]),
         // libFuzzer target for the framer and parser: fuzz/run builds it with
         // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments.
@@ -48,9 +48,9 @@ let package = Package(
         .executableTarget(name: "chorus-bench", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"],
                           swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
 
-        // What several test targets share: loopback ports outside the ephemeral range and a
-        // throwaway PostgreSQL server.
-        .target(name: "ChorusTestSupport", dependencies: ["ChorusPostgres"], path: "Tests/ChorusTestSupport"),
+        // What several test targets share: loopback ports outside the ephemeral range, a
+        // throwaway PostgreSQL server, a TCP proxy for faults, and chorusd subprocesses.
+        .target(name: "ChorusTestSupport", dependencies: ["ChorusPostgres", "ChorusLocking"], path: "Tests/ChorusTestSupport"),
 
         .testTarget(name: "ChorusProtocolTests", dependencies: ["ChorusProtocol"]),
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
@@ -60,7 +60,7 @@ let package = Package(
         // What only SQLite's store has: migrations, the queue's batching, checkpoints, files.
         .testTarget(name: "ChorusSQLiteTests", dependencies: ["ChorusSQLite", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         // The libpq wrapper against a throwaway PostgreSQL the tests start themselves.
-        .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusTestSupport"]),
+        .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusTestSupport", "CPostgres"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusLocking", "ChorusTestSupport", "chorusd", "chorus"]),
