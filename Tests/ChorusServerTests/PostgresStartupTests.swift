@@ -58,6 +58,55 @@ struct PostgresStartupTests {
         Self.expectOneLineWithoutTheSecret(admin, naming: ["no_such_household"])
     }
 
+    /// A server of the test's own that wants a password from role `chorus` (scram), with
+    /// the role made; its conninfo without a password.
+    static func serverWithPassword(_ password: String) throws -> (server: ThrowawayPostgres, conninfo: String) {
+        let server = try ThrowawayPostgres()
+        let admin = try PostgresConnection(server.conninfo())
+        // CREATE ROLE takes no parameters: a function passes the password in as one.
+        try admin.execute("""
+            CREATE FUNCTION make_chorus_role(password text) RETURNS void LANGUAGE plpgsql AS $$
+            BEGIN EXECUTE format('CREATE ROLE chorus LOGIN PASSWORD %L', password); END $$
+            """)
+        try admin.execute("SELECT make_chorus_role($1)", [.text(password)])
+        try admin.execute("CREATE DATABASE chorus OWNER chorus")
+        // First match wins: role chorus over TCP needs its password, everyone else is trusted.
+        let rules = server.folder + "/data/pg_hba.conf"
+        let trusted = try String(contentsOfFile: rules, encoding: .utf8)
+        try ("host all chorus 127.0.0.1/32 scram-sha-256\n" + trusted).write(toFile: rules, atomically: false, encoding: .utf8)
+        try server.tools.run("pg_ctl", ["reload", "-D", server.folder + "/data"], in: server.folder)
+        let conninfo = "host=127.0.0.1 port=\(server.port) user=chorus dbname=chorus"
+        // pg_ctl reload returns before the server has read the file again.
+        for _ in 0..<100 {
+            guard (try? PostgresConnection(conninfo + " password=not-it")) != nil else { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return (server, conninfo)
+    }
+
+    /// A wrong password is refused in one line that names the role, with neither the
+    /// wrong password nor the right one shown; the right one from `~/.pgpass` (so none on
+    /// the command line) starts the node.
+    @Test(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason))
+    func badCredentialsExitWith2AndPgpassWorks() throws {
+        let (server, conninfo) = try Self.serverWithPassword("right-\(Self.secret)")
+        let wrong = try Self.run(["--port", "0", "--postgres", conninfo + " password=\(Self.secret)"])
+        Self.expectOneLineWithoutTheSecret(wrong, naming: ["password authentication failed for user \"chorus\""])
+        let none = try Self.run(["--port", "0", "--postgres", conninfo])
+        Self.expectOneLineWithoutTheSecret(none, naming: ["cannot open PostgreSQL", "password"])
+
+        let home = try TemporaryDirectory()
+        let pgpass = home.path + "/.pgpass"
+        try "127.0.0.1:\(server.port):chorus:chorus:right-\(Self.secret)\n".write(toFile: pgpass, atomically: false, encoding: .utf8)
+        chmod(pgpass, 0o600)
+        let node = try ChorusNode.start(postgres: "postgresql://chorus@127.0.0.1:\(server.port)/chorus", name: "pgpass",
+                                        environment: ["HOME": home.path])
+        let client = try TestClient(port: node.port, certificatePath: node.certificatePath)
+        #expect(try client.last("REGISTER dee \"correct horse battery staple\"").hasPrefix("OK"))
+        #expect(node.stop() == 0)
+        #expect(!node.stderr.text.contains(Self.secret))
+    }
+
     /// A schema a newer chorusd wrote is refused, not misread.
     @Test(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason))
     func aNewerSchemaExitsWith2() throws {
