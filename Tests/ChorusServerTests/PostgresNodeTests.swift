@@ -1,3 +1,4 @@
+import ChorusClient
 import ChorusPostgres
 import Foundation
 import Testing
@@ -99,6 +100,21 @@ struct PostgresNodeTests {
         let again = try Self.client(node)
         #expect(try again.last("LOGIN mona \"\(Self.password)\"").hasPrefix("OK"))
         #expect(try again.last("WHOAMI") == "OK mona (server admin)")
+        #expect(node.stop() == 0)
+    }
+
+    /// The harness's SIGSTOP and SIGCONT: a paused node answers nothing, its sessions
+    /// stay open, and once resumed it answers what waited.
+    @Test func aPausedNodeAnswersOnceResumed() throws {
+        let database = try ThrowawayPostgres.sharedCluster().makeDatabase()
+        let node = try ChorusNode.start(postgres: database, name: "sleepy")
+        let client = try Self.client(node)
+        #expect(try client.last("PING") == "OK PONG")
+        node.pause()
+        try client.connection.send("PING")
+        #expect(throws: LineClient.Failure.self, "a stopped node answered") { try client.connection.readLine(timeout: 1) }
+        node.resume()
+        #expect(try client.reply() == ["OK PONG"])
         #expect(node.stop() == 0)
     }
 

@@ -43,6 +43,9 @@ struct PostgresStartupTests {
                                            naming: ["password='****'", "\(port)"])
         Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0"], environment: ["CHORUS_POSTGRES": uri]),
                                            naming: ["cannot open PostgreSQL", "chorus:****@"])
+        let parameter = "postgresql://chorus@127.0.0.1:\(port)/chorus?connect_timeout=5&password=\(Self.secret)"
+        Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0", "--postgres", parameter]),
+                                           naming: ["&password=****", "\(port)"])
         // A string libpq cannot parse, with the password in the part it quotes back.
         Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0", "--postgres", "host=127.0.0.1 password=\(Self.secret) \(Self.secret)"]),
                                            naming: ["invalid connection string"])
@@ -116,6 +119,18 @@ struct PostgresStartupTests {
         try PostgresConnection(database).execute("UPDATE schema_version SET version = version + 1")
         Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0", "--postgres", database]),
                                            naming: ["newer than this program knows"])
+    }
+
+    /// An empty `CHORUS_POSTGRES` is no choice: SQLite in the data folder, as without it.
+    @Test func anEmptyEnvironmentVariableMeansSQLite() throws {
+        let directory = try TemporaryDirectory()
+        let daemon = try ChorusDaemon(["--port", "0", "--data", "data", "--scrypt-log-n", "10"], in: directory.path,
+                                      environment: ["CHORUS_POSTGRES": ""])
+        #expect(try daemon.waitUntilListening())
+        #expect(daemon.stdoutLines.contains { $0.hasPrefix("chorusd 0.1 listening on 127.0.0.1:") }, "\(daemon.stdoutLines)")
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/data/chorus.sqlite"))
+        daemon.process.terminate()
+        #expect(daemon.finish().status == 0)
     }
 
     @Test func theFlagsAreCheckedAndListed() throws {
