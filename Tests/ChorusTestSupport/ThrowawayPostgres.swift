@@ -49,7 +49,7 @@ public final class ThrowawayPostgres: Sendable {
                 unix_socket_directories = '\(folder)'
                 fsync = on
                 synchronous_commit = on
-                max_connections = 40
+                max_connections = 100
                 shared_buffers = 16MB
                 """
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/data/postgresql.conf"))
