@@ -96,6 +96,14 @@ public final class ThrowawayPostgres: Sendable {
         try? tools.run("pg_ctl", ["stop", "-D", dataFolder, "-m", mode, "-w"], in: folder)
     }
 
+    /// Starts a stopped server again, on the same port and data: a test's own server
+    /// coming back after an outage.
+    public func start() throws {
+        try tools.run("pg_ctl", ["start", "-D", dataFolder, "-l", folder + "/server.log", "-w", "-t", "60",
+                                 "-o", "-p \(port)"], in: folder)
+        stopped.withLock { $0 = false }
+    }
+
     /// Starts the server on a free port, trying another if one was taken meanwhile;
     /// `pg_ctl -w` returns once the server accepts connections.
     private static func start(tools: PostgresTools, data: String, in folder: String) throws -> Int {
