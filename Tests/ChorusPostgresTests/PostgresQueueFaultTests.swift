@@ -131,6 +131,31 @@ struct PostgresQueueFaultTests {
         #expect(try PostgresCommitSettlement.status(ofTransaction: open, on: db) == "committed")
     }
 
+    /// Settling: a committed id settles as committed; one whose session is still running
+    /// (a cut network: the old backend has not noticed) is ended, so it settles as aborted
+    /// rather than being guessed at; and a broken connection is reconnected to ask.
+    @Test func settlementEndsAFormerSessionStillRunning() throws {
+        let conninfo = try ThrowawayPostgres.sharedCluster().makeDatabase()
+        let db = try PostgresConnection(conninfo)
+        let former = try PostgresConnection(conninfo)
+        try db.execute("CREATE TABLE t (n bigint)")
+        try db.execute("BEGIN")
+        try db.execute("INSERT INTO t VALUES (1)")
+        let committed = try #require(try db.query("SELECT pg_current_xact_id()::text").row(0).string(0))
+        try db.execute("COMMIT")
+        #expect(PostgresCommitSettlement.settle(xid: committed, formerBackend: 0, on: db) == .committed)
+
+        try former.execute("BEGIN")
+        try former.execute("INSERT INTO t VALUES (2)")
+        let open = try #require(try former.query("SELECT pg_current_xact_id()::text").row(0).string(0))
+        let admin = try PostgresConnection(conninfo)
+        _ = try admin.query("SELECT pg_terminate_backend($1::int)", [.int(Int64(db.backendPID))])
+        #expect(PostgresCommitSettlement.settle(xid: open, formerBackend: former.backendPID, on: db) == .aborted)
+        #expect(db.isConnected, "reconnected to ask")
+        #expect(throws: PostgresError.self) { try former.execute("COMMIT") }
+        #expect(try db.query("SELECT count(*) FROM t").row(0).int64(0) == 1)
+    }
+
     /// A job that catches a failed statement and carries on is told it failed (PostgreSQL
     /// ignored what it did after the failure), and its neighbours in the batch commit.
     @Test func aSwallowedStatementFailureIsNotASuccess() throws {
