@@ -56,11 +56,11 @@ let package = Package(
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
         .testTarget(name: "ChorusRenderingTests", dependencies: ["ChorusRendering", "ChorusCore"]),
         // The store's behaviour, written against the protocol and run on every engine.
-        .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusSQLite", "ChorusCore", "ChorusLocking"]),
+        .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusTestSupport", "ChorusCore", "ChorusLocking"]),
         // What only SQLite's store has: migrations, the queue's batching, checkpoints, files.
         .testTarget(name: "ChorusSQLiteTests", dependencies: ["ChorusSQLite", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         // The libpq wrapper against a throwaway PostgreSQL the tests start themselves.
-        .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusTestSupport", "ChorusLocking", "CPostgres"]),
+        .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusCore", "ChorusLocking", "ChorusTestSupport", "CPostgres"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusLocking", "ChorusTestSupport", "chorusd", "chorus"]),

@@ -17,7 +17,7 @@ public enum PostgresCommitSettlement {
 
     /// Reconnects `connection` and asks about `xid`. A former session still in progress
     /// is ended (`pg_terminate_backend`), so its transaction settles one way or the other.
-    static func settle(xid: String, formerBackend: Int32, on connection: PostgresConnection) -> Outcome {
+    public static func settle(xid: String, formerBackend: Int32, on connection: PostgresConnection) -> Outcome {
         let deadline = Date().addingTimeInterval(patience)
         var terminated = false
         while true {
