@@ -24,9 +24,9 @@ enum NodeName {
     }
 
     static func machineName() -> String {
-        var buffer = [CChar](repeating: 0, count: 256)
+        var buffer = [UInt8](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(cString: buffer)
+        let name = String(decoding: buffer.prefix { $0 != 0 }, as: UTF8.self)
         return name.isEmpty ? "localhost" : name
     }
 }

@@ -33,7 +33,7 @@ struct TCPProxyTests {
         for n in 0..<5 { try db.execute("INSERT INTO t VALUES ($1, $2)", [.int(Int64(n)), .text(big)]) }
         let result = try db.query("SELECT n, s FROM t ORDER BY n")
         #expect(result.rowCount == 5)
-        #expect(try result.rows.allSatisfy { try $0.string(1) == big })
+        #expect(result.rows.allSatisfy { $0.string(1) == big })
         #expect(proxy.connectionCount == 1)
         proxy.stop()
         #expect(proxy.connectionCount == 0)
