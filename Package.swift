@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "ChorusSQLite", dependencies: ["CSQLite", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         // A small libpq wrapper (connection, parameterised queries, transactions, SQLSTATE
         // mapping), the only target that imports CPostgres; PostgreSQL's store builds on it.
-        .target(name: "ChorusPostgres", dependencies: ["CPostgres", "ChorusStore", "ChorusCore"]),
+        .target(name: "ChorusPostgres", dependencies: ["CPostgres", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
         .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
 
@@ -38,7 +38,7 @@ let package = Package(
             "ChorusProtocol", "ChorusCore", "ChorusRendering", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
         ]),
         .target(name: "ChorusClient", dependencies: ["ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
-        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusCore", "ChorusCrypto", "CLinux"]),
+        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusCore", "ChorusCrypto", "CLinux"]),
         .executableTarget(name: "chorus", dependencies: ["ChorusClient", "ChorusProtocol"]),
         // libFuzzer target for the framer and parser: fuzz/run builds it with
         // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments.
@@ -48,19 +48,19 @@ let package = Package(
         .executableTarget(name: "chorus-bench", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"],
                           swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]),
 
-        // What several test targets share: loopback ports outside the ephemeral range and a
-        // throwaway PostgreSQL server.
-        .target(name: "ChorusTestSupport", dependencies: ["ChorusPostgres"], path: "Tests/ChorusTestSupport"),
+        // What several test targets share: loopback ports outside the ephemeral range, a
+        // throwaway PostgreSQL server, a TCP proxy for faults, and chorusd subprocesses.
+        .target(name: "ChorusTestSupport", dependencies: ["ChorusPostgres", "ChorusLocking"], path: "Tests/ChorusTestSupport"),
 
         .testTarget(name: "ChorusProtocolTests", dependencies: ["ChorusProtocol"]),
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
         .testTarget(name: "ChorusRenderingTests", dependencies: ["ChorusRendering", "ChorusCore"]),
         // The store's behaviour, written against the protocol and run on every engine.
-        .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusSQLite", "ChorusCore", "ChorusLocking"]),
+        .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusTestSupport", "ChorusCore", "ChorusLocking"]),
         // What only SQLite's store has: migrations, the queue's batching, checkpoints, files.
         .testTarget(name: "ChorusSQLiteTests", dependencies: ["ChorusSQLite", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         // The libpq wrapper against a throwaway PostgreSQL the tests start themselves.
-        .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusTestSupport"]),
+        .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusCore", "ChorusLocking", "ChorusTestSupport", "CPostgres"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the

@@ -62,6 +62,14 @@ public final class DataFolderLock: Sendable {
         self.fd = Atomic(fd)
     }
 
+    /// A lock on nothing, for a server whose store is not in a data folder (PostgreSQL,
+    /// shared by several nodes on purpose): no folder is made or locked.
+    public static func none() -> DataFolderLock { DataFolderLock(descriptor: -1) }
+
+    private init(descriptor: Int32) {
+        fd = Atomic(descriptor)
+    }
+
     /// Lets go of the lock (shutdown); a later server on this folder may start.
     func release() {
         let fd = self.fd.exchange(-1, ordering: .acquiringAndReleasing)

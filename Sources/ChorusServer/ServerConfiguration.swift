@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var maxPendingHashes = 64
     /// Event-loop threads; sessions are spread across them (`--loops`, default one per core).
     public var loops = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// This node's name (`--node`) for logs, `ADMIN STATS` and presence; chorusd always
+    /// sets it (default `HOST:PORT`). Nil in servers the tests start in-process.
+    public var node: String?
 
     public init() {}
 

@@ -1,23 +1,31 @@
 import ChorusCrypto
 import ChorusNet
 import ChorusServer
+import Foundation
 
 /// `chorusd`'s command line (CONTRACT §1). Both `--flag value` and `--flag=value` work.
 struct Flags {
     enum Action {
-        case serve(ServerConfiguration)
-        case admin(grant: Bool, name: String, dataDirectory: String)
+        case serve(ServerConfiguration, StoreChoice)
+        case admin(grant: Bool, name: String, store: StoreChoice)
         case help
         case version
     }
 
     static let usage = """
         usage: chorusd [flags]
-               chorusd admin grant|revoke NAME [--data DIR]
+               chorusd admin grant|revoke NAME [--data DIR | --postgres URL]
 
           --host H                 address to bind (default 127.0.0.1)
           --port N                 TCP port, 0 picks a free one (default 7667)
           --data DIR               folder that holds chorus.sqlite (default ./data)
+          --postgres URL           keep everything in this PostgreSQL database instead, shared
+                                   by every node given it: a libpq URI or key=value string;
+                                   PG* variables and ~/.pgpass apply, so the password need not
+                                   be here (default $CHORUS_POSTGRES; unset: SQLite in --data)
+          --node NAME              this node's name in logs, ADMIN STATS and presence
+                                   (default HOST:PORT; the host name for 0.0.0.0 or ::;
+                                   with --port 0, HOST:0-pidPID)
           --cert F --key F         PEM certificate chain and private key
                                    (default certs/server.crt, certs/server.key; made when absent)
           --max-line N             longest request line in bytes (default 8192)
@@ -41,20 +49,22 @@ struct Flags {
     static let valueFlags: Set<String> = [
         "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
         "--handshake-timeout", "--idle-timeout", "--send-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
-        "--max-per-ip", "--exempt", "--loops",
+        "--max-per-ip", "--exempt", "--loops", "--postgres", "--node",
     ]
 
     struct Failure: Error {
         let message: String
     }
 
-    static func parse(_ arguments: [String]) throws(Failure) -> Action {
+    /// `environment` supplies `CHORUS_POSTGRES` when `--postgres` is not given.
+    static func parse(_ arguments: [String], environment: [String: String]) throws(Failure) -> Action {
         var words = arguments[...]
         if words.first == "admin" {
-            return try parseAdmin(words.dropFirst())
+            return try parseAdmin(words.dropFirst(), environment: environment)
         }
         var configuration = ServerConfiguration()
         var exempt: [AddressRange]?
+        var postgres: String?
         while let word = words.popFirst() {
             if word == "--help" || word == "-h" { return .help }
             if word == "--version" { return .version }
@@ -63,6 +73,12 @@ struct Flags {
             case "--host": configuration.host = value
             case "--port": configuration.port = try number(flag, value, 0...65535)
             case "--data": configuration.dataDirectory = value
+            case "--postgres": postgres = try conninfo(value)
+            case "--node":
+                guard NodeName.isValid(value) else {
+                    throw Failure(message: "--node takes 1 to \(NodeName.maxLength) letters, digits or . - _ : [ ] @, not \(value)")
+                }
+                configuration.node = value
             case "--cert": configuration.certificatePath = value
             case "--key": configuration.keyPath = value
             case "--max-line": configuration.maxLine = try number(flag, value, 64...1_048_576)
@@ -88,29 +104,52 @@ struct Flags {
         }
         // Given at all, --exempt replaces the default (loopback).
         if let exempt { configuration.exempt = exempt }
-        return .serve(configuration)
+        let store = StoreChoice.pick(postgres: postgres, dataDirectory: configuration.dataDirectory, environment: environment)
+        // Decided before the store opens, which PostgreSQL's needs it for (so a port the
+        // kernel picks cannot be in it).
+        if configuration.node == nil {
+            configuration.node = NodeName.fallback(host: configuration.host, port: configuration.port)
+        }
+        return .serve(configuration, store)
     }
 
-    private static func parseAdmin(_ words: ArraySlice<String>) throws(Failure) -> Action {
+    static let adminUsage = "usage: chorusd admin grant|revoke NAME [--data DIR | --postgres URL]"
+
+    private static func parseAdmin(_ words: ArraySlice<String>, environment: [String: String]) throws(Failure) -> Action {
         var words = words
         guard let verb = words.popFirst(), verb == "grant" || verb == "revoke" else {
-            throw Failure(message: "usage: chorusd admin grant|revoke NAME [--data DIR]")
+            throw Failure(message: adminUsage)
         }
         var name: String?
         var data = ServerConfiguration().dataDirectory
+        var postgres: String?
         while let word = words.popFirst() {
             if word.hasPrefix("--") {
                 let (flag, value) = try split(word, &words)
-                guard flag == "--data" else { throw Failure(message: "unknown flag \(flag) for chorusd admin") }
-                data = value
+                switch flag {
+                case "--data": data = value
+                case "--postgres": postgres = try conninfo(value)
+                default: throw Failure(message: "unknown flag \(flag) for chorusd admin")
+                }
             } else if name == nil {
                 name = word
             } else {
-                throw Failure(message: "usage: chorusd admin grant|revoke NAME [--data DIR]")
+                throw Failure(message: adminUsage)
             }
         }
-        guard let name else { throw Failure(message: "usage: chorusd admin grant|revoke NAME [--data DIR]") }
-        return .admin(grant: verb == "grant", name: name, dataDirectory: data)
+        guard let name else { throw Failure(message: adminUsage) }
+        let store = StoreChoice.pick(postgres: postgres, dataDirectory: data, environment: environment)
+        return .admin(grant: verb == "grant", name: name, store: store)
+    }
+
+    /// A connection string is checked by libpq when it connects; only an empty one is
+    /// refused here, as it would silently mean libpq's defaults.
+    private static func conninfo(_ value: String) throws(Failure) -> String {
+        guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw Failure(message: "--postgres needs a connection string like postgresql://chorus@db.example/chorus "
+                + "(postgresql:// alone takes everything from the PG* variables)")
+        }
+        return value
     }
 
     private static func split(_ word: String, _ rest: inout ArraySlice<String>) throws(Failure) -> (String, String) {

@@ -1,7 +1,6 @@
 import ChorusCore
 import ChorusCrypto
 import ChorusServer
-import ChorusSQLite
 import ChorusNet
 import CLinux
 import Foundation
@@ -40,7 +39,7 @@ if signals < 0 {
 
 let action: Flags.Action
 do {
-    action = try Flags.parse(Array(CommandLine.arguments.dropFirst()))
+    action = try Flags.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
 } catch {
     fail(error.message)
 }
@@ -50,18 +49,23 @@ case .help:
     print(Flags.usage)
 case .version:
     print("chorusd 0.1")
-case .admin(let grant, let name, let dataDirectory):
-    AdminCommand.run(grant: grant, name: name, dataDirectory: dataDirectory)
+case .admin(let grant, let name, let store):
+    AdminCommand.run(grant: grant, name: name, store: store)
     LogWriter.standardError.flush(timeout: 2)
-case .serve(let configuration):
-    serve(configuration)
+case .serve(let configuration, let store):
+    serve(configuration, store: store)
 }
 
-func serve(_ configuration: ServerConfiguration) {
+func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
     // First of all: a second chorusd on this folder says only that, and touches nothing.
+    // On PostgreSQL nodes share the store on purpose, and the folder holds nothing.
     let folderLock: DataFolderLock
     do {
-        folderLock = try Server.lockDataFolder(of: configuration)
+        if case .sqlite = store {
+            folderLock = try Server.lockDataFolder(of: configuration)
+        } else {
+            folderLock = DataFolderLock.none()
+        }
     } catch {
         fail("\(error)")
     }
@@ -88,15 +92,23 @@ func serve(_ configuration: ServerConfiguration) {
         fail("\(error)")
     }
 
+    let node = configuration.node ?? ""
     let server: Server
     do {
-        // The composition root picks the engine: SQLite, one file in the data folder.
-        server = try Server.start(configuration, store: { try DatabaseQueue(path: $0.databasePath) }, holding: folderLock)
+        // The composition root picks the engine (StoreChoice); PostgreSQL's creates or
+        // upgrades its schema here, before the port is bound.
+        let opener = try store.opener(node: node)
+        if case .postgres = store { Log.info("store: \(store.shown), node \(node)") }
+        server = try Server.start(configuration, store: opener, holding: folderLock)
     } catch {
-        fail("\(error)")
+        fail(store.scrubbed("\(error)"))
     }
-    // Scripts and tests wait for this line.
-    say("chorusd 0.1 listening on \(configuration.host):\(server.port)")
+    // Scripts and tests wait for this line. A cluster node says which it is.
+    if case .postgres = store {
+        say("chorusd 0.1 node \(node) listening on \(configuration.host):\(server.port)")
+    } else {
+        say("chorusd 0.1 listening on \(configuration.host):\(server.port)")
+    }
 
     // The main thread has nothing else to do: it waits for SIGTERM or SIGINT.
     var signal: UInt8 = 0

@@ -4,6 +4,7 @@ import ChorusLocking
 import Foundation
 import Glibc
 import Testing
+import ChorusTestSupport
 
 /// The `chorus` executable run as a user runs it, with its own HOME and XDG_CONFIG_HOME in
 /// a temporary folder (the real known_hosts is never touched), output captured as it comes.
@@ -13,43 +14,8 @@ final class ChorusRun {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("chorus").path
     }
 
-    /// Output read on a background thread and kept behind a lock (`Locked`, not `Mutex`:
-    /// ThreadSanitizer cannot see Mutex's futex hand-over and reports a race that is not there).
-    final class Capture: Sendable {
-        private let bytes = Locked(Data())
-        private let ended = DispatchSemaphore(value: 0)
-        func append(_ data: Data) { bytes.withLock { $0.append(data) } }
-        var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
-
-        /// Reads `pipe` to its end on a thread of its own. Not `readabilityHandler`: that is
-        /// a dispatch read source, and one cancelled while its descriptor closed crashed
-        /// libdispatch's manager thread (`_dispatch_event_loop_drain`) in a CI run.
-        func drain(_ pipe: Pipe) {
-            let thread = Thread { [self] in
-                let handle = pipe.fileHandleForReading
-                var buffer = [UInt8](repeating: 0, count: 65_536)
-                while true {
-                    let count = Glibc.read(handle.fileDescriptor, &buffer, buffer.count)
-                    if count > 0 {
-                        append(Data(buffer[0..<count]))
-                    } else if count < 0 && errno == EINTR {
-                        continue
-                    } else {
-                        break
-                    }
-                }
-                ended.signal()
-            }
-            thread.start()
-        }
-
-        /// Waits until the pipe given to `drain` reached its end.
-        func waitForEnd(timeout: Double) -> Bool {
-            guard ended.wait(timeout: .now() + timeout) == .success else { return false }
-            ended.signal() // for any later waiter
-            return true
-        }
-    }
+    /// Output read on a background thread as it comes (ChorusTestSupport).
+    typealias Capture = OutputCapture
 
     let process = Process()
     let stdout = Capture()

@@ -2,60 +2,17 @@ import ChorusClient
 import ChorusCrypto
 import Foundation
 import Testing
+import ChorusTestSupport
 
 /// The `chorusd` executable as a user runs it: flags, the listening line, start-up
 /// errors with exit status 2, SIGTERM, the admin command and the default certificate.
 /// A time limit turns a stuck subprocess into a failure instead of a stalled run.
 @Suite(.timeLimit(.minutes(3))) struct ProcessTests {
     /// The built chorusd sits next to the test bundle.
-    static var chorusd: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("chorusd").path
-    }
+    static var chorusd: String { ChorusDaemon.chorusd }
 
-    /// A chorusd process with captured output.
-    final class Daemon {
-        let process = Process()
-        let output = Pipe()
-        let errors = Pipe()
-        private(set) var port = 0
-        private(set) var stdoutLines: [String] = []
-
-        init(_ arguments: [String], in directory: String, executable: String = ProcessTests.chorusd) throws {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: directory)
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-        }
-
-        /// Reads standard output until the `listening on` line; returns false if the process ended first.
-        func waitUntilListening() throws -> Bool {
-            var buffer = ""
-            let handle = output.fileHandleForReading
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { return false }
-                buffer += String(decoding: data, as: UTF8.self)
-                stdoutLines = buffer.split(separator: "\n").map(String.init)
-                if let line = stdoutLines.first(where: { $0.contains("listening on ") }),
-                   let portText = line.split(separator: ":").last, let port = Int(portText) {
-                    self.port = port
-                    return true
-                }
-            }
-        }
-
-        func finish() -> (status: Int32, stderr: String) {
-            process.waitUntilExit()
-            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return (process.terminationStatus, text)
-        }
-
-        deinit {
-            if process.isRunning { process.terminate() }
-        }
-    }
+    /// A chorusd process with captured output (shared with the cluster tests' `ChorusNode`).
+    typealias Daemon = ChorusDaemon
 
     static func run(_ arguments: [String], in directory: String) throws -> (status: Int32, stderr: String) {
         try Daemon(arguments, in: directory).finish()

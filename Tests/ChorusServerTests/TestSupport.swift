@@ -5,6 +5,7 @@ import ChorusServer
 import ChorusSQLite
 import Foundation
 import ChorusLocking
+import ChorusTestSupport
 import Testing
 
 extension TestServer {
@@ -17,19 +18,8 @@ extension TestServer {
     }
 }
 
-/// A temporary folder that removes itself.
-final class TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = NSTemporaryDirectory() + "chorus-test-" + SecureRandom.hex(6)
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
+/// Shared with the other test targets (ChorusTestSupport).
+typealias TemporaryDirectory = ChorusTestSupport.TemporaryDirectory
 
 /// A real server on a free loopback port with its own data folder and certificate.
 final class TestServer {

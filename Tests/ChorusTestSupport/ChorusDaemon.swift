@@ -1,0 +1,92 @@
+import Foundation
+import Glibc
+
+/// A `chorusd` process with its standard output and error on pipes, as a user runs it.
+///
+/// Its environment is the test process's without `CHORUS_POSTGRES` and libpq's `PG*`
+/// variables (a developer's shell must not send the SQLite tests to a real database),
+/// plus `environment`.
+public final class ChorusDaemon {
+    public let process = Process()
+    public let output = Pipe()
+    public let errors = Pipe()
+    public private(set) var port = 0
+    public private(set) var stdoutLines: [String] = []
+    private let exited = DispatchSemaphore(value: 0)
+
+    /// The built chorusd sits next to the test bundle.
+    public static var chorusd: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("chorusd").path
+    }
+
+    public init(_ arguments: [String], in directory: String, executable: String = ChorusDaemon.chorusd,
+                environment extra: [String: String] = [:]) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var environment = ProcessInfo.processInfo.environment.filter { $0.key != "CHORUS_POSTGRES" && !$0.key.hasPrefix("PG") }
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = errors
+        process.terminationHandler = { [exited] _ in exited.signal() }
+        try process.run()
+    }
+
+    public var pid: pid_t { process.processIdentifier }
+
+    /// Reads standard output until the `listening on` line and takes the port from it;
+    /// false if the process ended (or `timeout` passed) first.
+    public func waitUntilListening(timeout: Double = 120) throws -> Bool {
+        var buffer = ""
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(timeout)
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return false }
+            var watch = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&watch, 1, Int32(min(left, 1) * 1000))
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { continue }
+            let count = read(descriptor, &chunk, chunk.count)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { return false }
+            buffer += String(decoding: chunk[0..<count], as: UTF8.self)
+            stdoutLines = buffer.split(separator: "\n").map(String.init)
+            if let line = stdoutLines.first(where: { $0.contains("listening on ") }),
+               let portText = line.split(separator: ":").last, let port = Int(portText) {
+                self.port = port
+                return true
+            }
+        }
+    }
+
+    /// Sends `signal` (SIGKILL, SIGSTOP, SIGCONT, SIGTERM...) to the process.
+    public func send(_ signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Waits up to `timeout` seconds for the process to end; whether it did.
+    public func waitForExit(timeout: Double) -> Bool {
+        guard exited.wait(timeout: .now() + timeout) == .success else { return false }
+        exited.signal() // for any later waiter
+        return true
+    }
+
+    /// Waits for the end; its exit status and all of standard error (which must not have
+    /// been handed to an `OutputCapture`).
+    public func finish() -> (status: Int32, stderr: String) {
+        process.waitUntilExit()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, text)
+    }
+
+    deinit {
+        if process.isRunning {
+            // A stopped process would not act on SIGTERM.
+            kill(process.processIdentifier, SIGCONT)
+            process.terminate()
+        }
+    }
+}
