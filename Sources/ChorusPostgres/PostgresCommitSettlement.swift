@@ -32,7 +32,12 @@ public enum PostgresCommitSettlement {
                 case "in progress":
                     if !terminated {
                         terminated = true
-                        _ = try connection.query("SELECT pg_terminate_backend($1::int)", [.int(Int64(formerBackend))])
+                        // Only while that process still runs this transaction: its pid
+                        // may since belong to another session (backend_xid is 32 bits).
+                        _ = try connection.query("""
+                            SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                             WHERE pid = $1::int AND backend_xid::text = ($2::xid8::text::numeric % 4294967296)::text
+                            """, [.int(Int64(formerBackend)), .text(xid)])
                     }
                 case let other:
                     return .unknown("pg_xact_status says \(other ?? "nothing")")

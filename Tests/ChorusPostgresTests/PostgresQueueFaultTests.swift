@@ -106,6 +106,30 @@ struct PostgresQueueFaultTests {
         #expect(try queue.syncPostgres { db in try db.connection.backendPID } != before)
     }
 
+    /// The COMMIT reaches the server and commits, but its answer never reaches the node
+    /// (a proxy cuts the connection in between): the queue reconnects, asks about the
+    /// transaction, learns it committed, and completes the job with success, once.
+    @Test func aCommitWhoseAnswerIsLostIsSettledAsCommitted() throws {
+        let cluster = try ThrowawayPostgres.sharedCluster()
+        let conninfo = try cluster.makeDatabase()
+        let database = try #require(conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") })
+        let proxy = try CommitCuttingProxy(upstreamPort: cluster.port)
+        defer { proxy.stop() }
+        let queue = try PostgresQueue(conninfo: "host=127.0.0.1 port=\(proxy.port) user=postgres \(database)", node: "n")
+        defer { queue.close() }
+        _ = try queue.sync { try $0.createAccount(name: "ann", passwordHash: "h", created: "t") }
+        proxy.armed.withLock { $0 = true }
+        let runs = Locked(0)
+        let id = try queue.sync { db -> Int64 in
+            runs.withLock { $0 += 1 }
+            return try db.createAccount(name: "bob", passwordHash: "h", created: "t").id
+        }
+        #expect(proxy.cuts.withLock { $0 } == 1, "the answer to COMMIT was cut off")
+        #expect(runs.withLock { $0 } == 1, "a commit is never run again")
+        #expect(try queue.sync { try $0.account(named: "bob")?.id } == id)
+        #expect(try queue.sync { try $0.accountCount() } == 2)
+    }
+
     /// The settlement's question, against real transactions: one committed, one rolled
     /// back, one still open on another session.
     @Test func transactionStatusNamesWhatBecameOfAnID() throws {
@@ -164,8 +188,14 @@ struct PostgresQueueFaultTests {
         let conninfo = try ThrowawayPostgres.sharedCluster().makeDatabase()
         let queue = try PostgresQueue(conninfo: conninfo, node: "n")
         defer { queue.close() }
-        let release = DispatchSemaphore(value: 0)
-        queue.submit({ _ in release.wait() }, completion: { _ in })
+        // Holds the queue so the three jobs share the next batch. Started before they are
+        // queued, so it is a batch of its own and never rerun with theirs.
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        queue.submit({ _ in
+            started.signal()
+            release.wait()
+        }, completion: { _ in })
+        started.wait()
         let results = Locked<[String]>([])
         let done = DispatchGroup()
         for name in ["ann", "bad", "cat"] {
