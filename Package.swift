@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "ChorusSQLite", dependencies: ["CSQLite", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         // A small libpq wrapper (connection, parameterised queries, transactions, SQLSTATE
         // mapping), the only target that imports CPostgres; PostgreSQL's store builds on it.
-        .target(name: "ChorusPostgres", dependencies: ["CPostgres", "ChorusStore", "ChorusCore"]),
+        .target(name: "ChorusPostgres", dependencies: ["CPostgres", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
         .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
 
@@ -56,11 +56,11 @@ let package = Package(
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
         .testTarget(name: "ChorusRenderingTests", dependencies: ["ChorusRendering", "ChorusCore"]),
         // The store's behaviour, written against the protocol and run on every engine.
-        .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusSQLite", "ChorusCore", "ChorusLocking"]),
+        .testTarget(name: "ChorusStoreTests", dependencies: ["ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusTestSupport", "ChorusCore", "ChorusLocking"]),
         // What only SQLite's store has: migrations, the queue's batching, checkpoints, files.
         .testTarget(name: "ChorusSQLiteTests", dependencies: ["ChorusSQLite", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         // The libpq wrapper against a throwaway PostgreSQL the tests start themselves.
-        .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusTestSupport"]),
+        .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusCore", "ChorusLocking", "ChorusTestSupport"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusLocking", "ChorusTestSupport", "chorusd", "chorus"]),

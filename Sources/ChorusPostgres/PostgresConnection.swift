@@ -116,6 +116,18 @@ public final class PostgresConnection {
         try query(sql, parameters).affectedRows
     }
 
+    /// Runs several statements given as one text, with no parameters (`PQexec`): only for
+    /// the schema's own constant SQL, never for anything carrying a value.
+    public func executeScript(_ sql: String) throws {
+        let connection = try liveHandle()
+        guard let result = PQexec(connection, sql) else { throw error(doing: "running a script", result: nil) }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY: return
+        default: throw error(doing: "running a script", result: result)
+        }
+    }
+
     private func liveHandle(allowBroken: Bool = false) throws -> OpaquePointer {
         guard let handle else { throw Self.closed }
         // A broken connection is not retried behind the caller's back: the caller decides

@@ -1,6 +1,8 @@
 import ChorusLocking
+import ChorusPostgres
 import ChorusSQLite
 import ChorusStore
+import ChorusTestSupport
 import Foundation
 import Testing
 
@@ -17,7 +19,29 @@ struct StoreEngine: Sendable, CustomTestStringConvertible {
 
     static let sqlite = StoreEngine(name: "SQLite") { folder in try DatabaseQueue(path: folder + "/chorus.sqlite") }
 
-    static let all: [StoreEngine] = [.sqlite]
+    /// A database of the folder's own on the shared throwaway server, made on first open.
+    /// Where the PostgreSQL server programs are missing the case is skipped, saying why
+    /// (under CI=true `canRun` is true, and the missing server fails the test instead).
+    static let postgres = StoreEngine(name: "PostgreSQL") { folder in
+        guard ThrowawayPostgres.canRun else { try Test.cancel(ThrowawayPostgres.skipReason) }
+        return try PostgresQueue(conninfo: try PostgresDatabases.database(for: folder), node: "store-tests")
+    }
+
+    static let all: [StoreEngine] = [.sqlite, .postgres]
+}
+
+/// Which throwaway database stands for which test folder.
+enum PostgresDatabases {
+    private static let byFolder = Locked<[String: String]>([:])
+
+    static func database(for folder: String) throws -> String {
+        try byFolder.withLock { known in
+            if let conninfo = known[folder] { return conninfo }
+            let conninfo = try ThrowawayPostgres.sharedCluster().makeDatabase()
+            known[folder] = conninfo
+            return conninfo
+        }
+    }
 }
 
 /// One engine's store in a fresh folder for one test, closed and removed after it.

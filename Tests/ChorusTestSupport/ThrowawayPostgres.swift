@@ -49,7 +49,7 @@ public final class ThrowawayPostgres: Sendable {
                 unix_socket_directories = '\(folder)'
                 fsync = on
                 synchronous_commit = on
-                max_connections = 40
+                max_connections = 100
                 shared_buffers = 16MB
                 """
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/data/postgresql.conf"))
@@ -94,6 +94,14 @@ public final class ThrowawayPostgres: Sendable {
     public func stop(mode: String) {
         guard stopped.withLock({ was in defer { was = true }; return !was }) else { return }
         try? tools.run("pg_ctl", ["stop", "-D", dataFolder, "-m", mode, "-w"], in: folder)
+    }
+
+    /// Starts a stopped server again, on the same port and data: a test's own server
+    /// coming back after an outage.
+    public func start() throws {
+        try tools.run("pg_ctl", ["start", "-D", dataFolder, "-l", folder + "/server.log", "-w", "-t", "60",
+                                 "-o", "-p \(port)"], in: folder)
+        stopped.withLock { $0 = false }
     }
 
     /// Starts the server on a free port, trying another if one was taken meanwhile;

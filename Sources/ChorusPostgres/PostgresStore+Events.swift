@@ -1,0 +1,112 @@
+import ChorusCore
+import ChorusStore
+
+/// The event log, membership spans, SYNC and the notices kept for later.
+extension PostgresStore {
+    static let eventSelect = "SELECT e.id, e.room, e.name, e.by, e.at, e.payload, e.text FROM events e"
+
+    static func event(_ row: PostgresRow) throws -> StoredEvent {
+        StoredEvent(id: try row.int(0), room: try row.int64(1), name: row.text(2), by: row.string(3), at: row.text(4),
+                    payload: row.text(5), text: row.text(6))
+    }
+
+    /// The id comes from the counter row (`EventCounter`), whose lock this batch then
+    /// holds to its COMMIT.
+    public func appendEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
+                            payload: String, text: String) throws -> Int64 {
+        guard let id = try writeReturning(EventCounter.append, [.init(room), .init(user), .text(name), .init(by), .text(at),
+                                                                .text(payload), .text(text)], map: { try $0.int(0) })
+        else { throw StoreError(.failed, message: "the event counter row is missing") }
+        return id
+    }
+
+    public func lastEventID() throws -> Int64 { try integer(EventCounter.last) }
+
+    public func setEventPeer(event: Int64, peer: Int64) throws {
+        try write("UPDATE events SET peer = $2 WHERE id = $1", [.int(event), .int(peer)])
+    }
+
+    public func openMembership(room: Int64, user: Int64, fromEvent event: Int64) throws {
+        try write("INSERT INTO memberships (room, user_id, first_event, last_event) VALUES ($1, $2, $3, NULL)",
+                  [.int(room), .int(user), .int(event)])
+    }
+
+    public func closeMembership(room: Int64, user: Int64?, atEvent event: Int64) throws {
+        if let user {
+            try write("UPDATE memberships SET last_event = $3 WHERE room = $1 AND user_id = $2 AND last_event IS NULL",
+                      [.int(room), .int(user), .int(event)])
+        } else {
+            try write("UPDATE memberships SET last_event = $2 WHERE room = $1 AND last_event IS NULL", [.int(room), .int(event)])
+        }
+    }
+
+    /// SYNC, as SQLite's store does it (each source through its own index, merged by id),
+    /// with every part bounded by the counter read first: under READ COMMITTED each
+    /// statement sees a newer snapshot, and without the bound a later part could see an
+    /// event an earlier part missed, and the page would skip it for good.
+    public func events(forUser user: Int64, after: Int64, limit: Int) throws -> [StoredEvent] {
+        guard limit > 0 else { return [] }
+        let newest = try lastEventID()
+        guard newest > after else { return [] }
+        var page = PostgresEventPage(limit: limit)
+        let bounds: [PostgresValue] = [.int(user), .int(after), .int(newest), .int(Int64(limit))]
+        page.add(try rows(Self.eventSelect + " WHERE e.user_id = $1 AND e.id > $2 AND e.id <= $3 ORDER BY e.id LIMIT $4",
+                          bounds, map: Self.event))
+        page.add(try rows(Self.eventSelect + " WHERE e.peer = $1 AND e.id > $2 AND e.id <= $3 ORDER BY e.id LIMIT $4",
+                          bounds, map: Self.event))
+        let spans = try rows("""
+            SELECT room, greatest(first_event - 1, $2::bigint) AS start, coalesce(last_event, $3::bigint) FROM memberships
+             WHERE user_id = $1 AND (last_event IS NULL OR last_event > $2::bigint) ORDER BY start
+            """, [.int(user), .int(after), .int(newest)]) { (room: try $0.int(0), start: try $0.int(1), end: try $0.int(2)) }
+        for span in spans {
+            // Spans come in order of their start: once the page is full, one starting past
+            // its last event has nothing to add, nor has any after it.
+            if span.start >= page.cutoff { break }
+            let end = min(span.end, page.cutoff, newest)
+            guard span.start < end else { continue }
+            page.add(try rows(Self.eventSelect
+                + " WHERE e.room = $1 AND e.user_id IS NULL AND e.id > $2 AND e.id <= $3 ORDER BY e.id LIMIT $4",
+                [.int(span.room), .int(span.start), .int(end), .int(Int64(limit))], map: Self.event))
+        }
+        return page.events
+    }
+
+    // MARK: Notices kept for later
+
+    public func addPendingNotice(user: Int64, event: Int64) throws {
+        try write("INSERT INTO pending_notices (user_id, event) VALUES ($1, $2) ON CONFLICT DO NOTHING", [.int(user), .int(event)])
+    }
+
+    /// Taken with DELETE … RETURNING: two nodes' logins cannot both take one notice.
+    public func takePendingNotices(user: Int64) throws -> [StoredEvent] {
+        writes += 1
+        return try rows("""
+            WITH taken AS (DELETE FROM pending_notices WHERE user_id = $1 RETURNING event)
+            \(Self.eventSelect) JOIN taken ON taken.event = e.id ORDER BY e.id
+            """, [.int(user)], map: Self.event)
+    }
+}
+
+/// The first `limit` events, by id, of several id-ordered sources; an event found in more
+/// than one is kept once.
+struct PostgresEventPage {
+    let limit: Int
+    private(set) var events: [StoredEvent] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    /// The id past which no event can make the page any more: the last one once it is full.
+    var cutoff: Int64 { events.count >= limit ? events[events.count - 1].id : Int64.max }
+
+    mutating func add(_ source: [StoredEvent]) {
+        guard !source.isEmpty else { return }
+        let merged = (events + source).sorted { $0.id < $1.id }
+        var kept: [StoredEvent] = []
+        kept.reserveCapacity(min(merged.count, limit))
+        for event in merged where kept.last?.id != event.id {
+            kept.append(event)
+            if kept.count == limit { break }
+        }
+        events = kept
+    }
+}

@@ -1,0 +1,139 @@
+import ChorusCore
+import ChorusStore
+import Foundation
+
+/// Rooms, members and invites.
+///
+/// The access check every room command starts with locks the member row `FOR SHARE`
+/// until COMMIT: a removal or role change on another node then waits for this command,
+/// or this command waits for it and sees its outcome, so they are ordered as one thread
+/// would order them (CLUSTER.md, "Reads, locks, isolation"). Changes take their rows'
+/// exclusive locks by updating or deleting them.
+extension PostgresStore {
+    public func createRoom(name: String, ownerID: Int64, created: String) throws -> Int64 {
+        guard let id = try writeReturning("INSERT INTO rooms (name, created) VALUES ($1, $2) RETURNING id",
+                                          [.text(name), .text(created)], map: { try $0.int(0) })
+        else { throw StoreError(.failed, message: "INSERT INTO rooms returned no id") }
+        try addMember(room: id, user: ownerID, role: .owner, joined: created)
+        return id
+    }
+
+    public func rooms(ofUser user: Int64, now: Date) throws -> [RoomRecord] {
+        let found = try rows("""
+            SELECT r.id, r.name, m.role FROM members m JOIN rooms r ON r.id = m.room WHERE m.user_id = $1 ORDER BY r.id
+            """, [.int(user)]) { (try $0.int(0), $0.text(1), $0.text(2)) }
+        return try found.map { try roomRecord(id: $0.0, name: $0.1, role: $0.2, now: now) }
+    }
+
+    public func room(id: Int64, forUser user: Int64, now: Date) throws -> RoomRecord? {
+        guard let found = try row("""
+            SELECT r.id, r.name, m.role FROM members m JOIN rooms r ON r.id = m.room WHERE m.room = $1 AND m.user_id = $2
+            """, [.int(id), .int(user)], map: { (try $0.int(0), $0.text(1), $0.text(2)) })
+        else { return nil }
+        return try roomRecord(id: found.0, name: found.1, role: found.2, now: now)
+    }
+
+    public func roomAccess(id: Int64, forUser user: Int64) throws -> RoomAccess? {
+        try row("""
+            SELECT r.id, r.name, m.role FROM members m JOIN rooms r ON r.id = m.room WHERE m.room = $1 AND m.user_id = $2
+            FOR SHARE OF m
+            """, [.int(id), .int(user)]) { RoomAccess(id: try $0.int(0), name: $0.text(1), role: Role(rawValue: $0.text(2)) ?? .member) }
+    }
+
+    /// Compared in Swift, as SQLite's store does: "Küche" must match "KÜCHE" whatever the
+    /// database's locale.
+    public func roomIDs(named name: String, forUser user: Int64) throws -> [Int64] {
+        let wanted = name.lowercased()
+        return try rows("""
+            SELECT r.id, r.name FROM members m JOIN rooms r ON r.id = m.room WHERE m.user_id = $1 ORDER BY r.id
+            """, [.int(user)]) { (try $0.int(0), $0.text(1)) }
+            .filter { $0.1.lowercased() == wanted }
+            .map(\.0)
+    }
+
+    public func sharedRoomIDs(of user: Int64, and other: Int64) throws -> [Int64] {
+        try rows("""
+            SELECT a.room FROM members a JOIN members b ON b.room = a.room AND b.user_id = $2 WHERE a.user_id = $1 ORDER BY a.room
+            """, [.int(user), .int(other)]) { try $0.int(0) }
+    }
+
+    private func roomRecord(id: Int64, name: String, role: String, now: Date) throws -> RoomRecord {
+        let (totals, open) = try progressTotals(room: id, since: RoomProgress.windowStart(now: now))
+        return RoomRecord(id: id, name: name, role: Role(rawValue: role) ?? .member, progress: RoomProgress.percent(totals), open: open)
+    }
+
+    public func members(ofRoom room: Int64) throws -> [MemberRecord] {
+        try rows("""
+            SELECT m.user_id, u.name, m.role FROM members m JOIN users u ON u.id = m.user_id
+            WHERE m.room = $1 ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 ELSE 2 END, u.name
+            """, [.int(room)]) { MemberRecord(userID: try $0.int(0), name: $0.text(1), role: Role(rawValue: $0.text(2)) ?? .member) }
+    }
+
+    public func memberIDs(ofRoom room: Int64) throws -> [Int64] {
+        try rows("SELECT user_id FROM members WHERE room = $1 ORDER BY user_id", [.int(room)]) { try $0.int(0) }
+    }
+
+    public func role(ofUser user: Int64, inRoom room: Int64) throws -> Role? {
+        try row("SELECT role FROM members WHERE room = $1 AND user_id = $2", [.int(room), .int(user)]) {
+            Role(rawValue: $0.text(0))
+        } ?? nil
+    }
+
+    /// An existing member is found by ON CONFLICT, so the batch transaction stays usable.
+    public func addMember(room: Int64, user: Int64, role: Role, joined: String) throws {
+        let added = try write("""
+            INSERT INTO members (room, user_id, role, joined) VALUES ($1, $2, $3, $4) ON CONFLICT (room, user_id) DO NOTHING
+            """, [.int(room), .int(user), .text(role.rawValue), .text(joined)])
+        if added == 0 { throw StoreError.alreadyMember(message: "members: user \(user) is in room \(room)") }
+    }
+
+    public func removeMember(room: Int64, user: Int64) throws {
+        try write("DELETE FROM members WHERE room = $1 AND user_id = $2", [.int(room), .int(user)])
+        try write("UPDATE tasks SET assignee = NULL WHERE room = $1 AND assignee = $2", [.int(room), .int(user)])
+    }
+
+    public func setRole(room: Int64, user: Int64, role: Role) throws {
+        try write("UPDATE members SET role = $3 WHERE room = $1 AND user_id = $2", [.int(room), .int(user), .text(role.rawValue)])
+    }
+
+    public func renameRoom(_ room: Int64, to name: String) throws {
+        try write("UPDATE rooms SET name = $2 WHERE id = $1", [.int(room), .text(name)])
+    }
+
+    public func deleteRoom(_ room: Int64) throws {
+        try write("DELETE FROM rooms WHERE id = $1", [.int(room)])
+    }
+
+    // MARK: Invites
+
+    public func createInvite(code: String, room: Int64, createdBy: Int64, usesLeft: Int?, expires: String?, created: String) throws {
+        try write("INSERT INTO invites (code, room, created_by, uses_left, expires, created) VALUES ($1, $2, $3, $4, $5, $6)",
+                  [.text(code), .int(room), .int(createdBy), .init(usesLeft), .init(expires), .text(created)])
+    }
+
+    private static let inviteSelect = """
+        SELECT i.code, i.room, i.uses_left, i.expires, u.name, i.created FROM invites i JOIN users u ON u.id = i.created_by
+        """
+
+    private static func invite(_ row: PostgresRow) throws -> InviteRecord {
+        InviteRecord(code: row.text(0), room: try row.int(1), usesLeft: try row.int64(2).map(Int.init),
+                     expires: row.string(3), createdBy: row.text(4), created: row.text(5))
+    }
+
+    public func invites(ofRoom room: Int64) throws -> [InviteRecord] {
+        try rows(Self.inviteSelect + " WHERE i.room = $1 ORDER BY i.created", [.int(room)], map: Self.invite)
+    }
+
+    public func invite(code: String) throws -> InviteRecord? {
+        try row(Self.inviteSelect + " WHERE i.code = $1", [.text(code)], map: Self.invite)
+    }
+
+    public func useInvite(code: String) throws {
+        try write("UPDATE invites SET uses_left = uses_left - 1 WHERE code = $1 AND uses_left IS NOT NULL", [.text(code)])
+        try write("DELETE FROM invites WHERE code = $1 AND uses_left = 0", [.text(code)])
+    }
+
+    public func deleteInvite(code: String, room: Int64) throws -> Bool {
+        try write("DELETE FROM invites WHERE code = $1 AND room = $2", [.text(code), .int(room)]) > 0
+    }
+}

@@ -1,0 +1,184 @@
+import ChorusPostgres
+import ChorusStore
+import ChorusLocking
+import Dispatch
+import Foundation
+import Testing
+import ChorusTestSupport
+
+/// What only PostgreSQL's executor meets: deadlocks between nodes, a server that goes
+/// away and comes back, a COMMIT whose answer is lost, a job that swallows a failed statement.
+@Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
+       .timeLimit(.minutes(3)))
+struct PostgresQueueFaultTests {
+    /// Two nodes lock two accounts in opposite order; PostgreSQL ends one transaction with
+    /// a deadlock (40P01), that batch runs again, and both jobs succeed with their changes kept.
+    @Test func aDeadlockedBatchRunsAgain() throws {
+        let conninfo = try ThrowawayPostgres.sharedCluster().makeDatabase()
+        let a = try PostgresQueue(conninfo: conninfo, node: "a")
+        let b = try PostgresQueue(conninfo: conninfo, node: "b")
+        defer { a.close(); b.close() }
+        _ = try a.sync { db in
+            try ["ann", "bob"].map { try db.createAccount(name: $0, passwordHash: "h", created: "t").id }
+        }
+        let aHolds = DispatchSemaphore(value: 0), bHolds = DispatchSemaphore(value: 0)
+        let runs = Locked([0, 0])
+        let results = Locked<[String]>([])
+        let done = DispatchGroup()
+        for (index, queue, first, second) in [(0, a, "ann", "bob"), (1, b, "bob", "ann")] {
+            done.enter()
+            queue.submit({ db -> Bool in
+                let attempt = runs.withLock { runs in runs[index] += 1; return runs[index] }
+                _ = try db.setAdmin(name: first, true)
+                if attempt == 1 {
+                    (index == 0 ? aHolds : bHolds).signal()
+                    _ = (index == 0 ? bHolds : aHolds).wait(timeout: .now() + 3)
+                }
+                return try db.setDisabled(name: second, true)
+            }, completion: { result in
+                results.withLock { $0.append("\(index): \(result)") }
+                done.leave()
+            })
+        }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(results.withLock { $0 }.sorted() == ["0: success(true)", "1: success(true)"])
+        #expect(a.rerunCount + b.rerunCount == 1, "one of the two was the deadlock's victim")
+        #expect(runs.withLock { $0 }.sorted() == [1, 2])
+        let flags = try a.sync { db in try ["ann", "bob"].map { (try db.account(named: $0)?.admin, try db.account(named: $0)?.disabled) } }
+        #expect(flags.map(\.0) == [true, true] && flags.map(\.1) == [true, true])
+    }
+
+    /// While the server is down every job fails at once as unavailable (the server's 503)
+    /// and the queue stays usable; once it is back, the queue reconnects by itself, and
+    /// what was committed before is there.
+    @Test func unavailableWhileTheServerIsDownThenRecovers() throws {
+        let server = try ThrowawayPostgres()
+        let conninfo = server.conninfo()
+        let queue = try PostgresQueue(conninfo: conninfo, node: "n")
+        defer { queue.close() }
+        _ = try queue.sync { try $0.createAccount(name: "ann", passwordHash: "h", created: "t") }
+        server.stop(mode: "fast")
+        for _ in 0..<3 {
+            let error = try #require(throws: StoreError.self) { try queue.sync { try $0.createAccount(name: "bob", passwordHash: "h", created: "t") } }
+            #expect(error.kind == .unavailable, "\(error)")
+        }
+        let starting = try #require(throws: StoreError.self) { try PostgresQueue(conninfo: conninfo, node: "m") }
+        #expect(starting.kind == .unavailable)
+        try server.start()
+        var recovered: Int?
+        for _ in 0..<50 where recovered == nil {
+            recovered = try? queue.sync { db in
+                _ = try db.createAccount(name: "bob", passwordHash: "h", created: "t")
+                return try db.accountCount()
+            }
+            if recovered == nil { Thread.sleep(forTimeInterval: 0.1) }
+        }
+        #expect(recovered == 2)
+    }
+
+    /// The session dies during COMMIT (a deferred trigger ends its own backend): the answer
+    /// never comes, the queue asks the server about the transaction, learns it aborted, and
+    /// the job fails as unavailable with nothing kept; the next job runs on a new connection.
+    @Test func aCommitLostMidwayIsSettledAndNotReportedAsSuccess() throws {
+        let conninfo = try ThrowawayPostgres.sharedCluster().makeDatabase()
+        let queue = try PostgresQueue(conninfo: conninfo, node: "n")
+        defer { queue.close() }
+        let setup = try PostgresConnection(conninfo)
+        try setup.executeScript("""
+            CREATE TABLE doomed (n bigint);
+            CREATE FUNCTION end_my_session() RETURNS trigger LANGUAGE plpgsql AS $$
+              BEGIN PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(5); RETURN NULL; END $$;
+            CREATE CONSTRAINT TRIGGER at_commit AFTER INSERT ON doomed DEFERRABLE INITIALLY DEFERRED
+              FOR EACH ROW EXECUTE FUNCTION end_my_session();
+            """)
+        let before = try queue.syncPostgres { db in try db.connection.backendPID }
+        let error = try #require(throws: StoreError.self) {
+            try queue.syncPostgres { db in
+                _ = try db.createAccount(name: "ann", passwordHash: "h", created: "t")
+                try db.connection.execute("INSERT INTO doomed VALUES (1)")
+            }
+        }
+        #expect(error.kind == .unavailable)
+        #expect(error.message.contains("did not commit"), "\(error)")
+        #expect(try queue.sync { try $0.account(named: "ann") } == nil)
+        #expect(try queue.syncPostgres { db in try db.connection.backendPID } != before)
+    }
+
+    /// The settlement's question, against real transactions: one committed, one rolled
+    /// back, one still open on another session.
+    @Test func transactionStatusNamesWhatBecameOfAnID() throws {
+        let conninfo = try ThrowawayPostgres.sharedCluster().makeDatabase()
+        let db = try PostgresConnection(conninfo)
+        let other = try PostgresConnection(conninfo)
+        try db.execute("CREATE TABLE t (n bigint)")
+        func xid(_ connection: PostgresConnection) throws -> String {
+            try #require(try connection.query("SELECT pg_current_xact_id()::text").row(0).string(0))
+        }
+        try db.execute("BEGIN")
+        try db.execute("INSERT INTO t VALUES (1)")
+        let committed = try xid(db)
+        try db.execute("COMMIT")
+        try db.execute("BEGIN")
+        try db.execute("INSERT INTO t VALUES (2)")
+        let aborted = try xid(db)
+        try db.execute("ROLLBACK")
+        try other.execute("BEGIN")
+        let open = try xid(other)
+        #expect(try PostgresCommitSettlement.status(ofTransaction: committed, on: db) == "committed")
+        #expect(try PostgresCommitSettlement.status(ofTransaction: aborted, on: db) == "aborted")
+        #expect(try PostgresCommitSettlement.status(ofTransaction: open, on: db) == "in progress")
+        try other.execute("COMMIT")
+        #expect(try PostgresCommitSettlement.status(ofTransaction: open, on: db) == "committed")
+    }
+
+    /// Settling: a committed id settles as committed; one whose session is still running
+    /// (a cut network: the old backend has not noticed) is ended, so it settles as aborted
+    /// rather than being guessed at; and a broken connection is reconnected to ask.
+    @Test func settlementEndsAFormerSessionStillRunning() throws {
+        let conninfo = try ThrowawayPostgres.sharedCluster().makeDatabase()
+        let db = try PostgresConnection(conninfo)
+        let former = try PostgresConnection(conninfo)
+        try db.execute("CREATE TABLE t (n bigint)")
+        try db.execute("BEGIN")
+        try db.execute("INSERT INTO t VALUES (1)")
+        let committed = try #require(try db.query("SELECT pg_current_xact_id()::text").row(0).string(0))
+        try db.execute("COMMIT")
+        #expect(PostgresCommitSettlement.settle(xid: committed, formerBackend: 0, on: db) == .committed)
+
+        try former.execute("BEGIN")
+        try former.execute("INSERT INTO t VALUES (2)")
+        let open = try #require(try former.query("SELECT pg_current_xact_id()::text").row(0).string(0))
+        let admin = try PostgresConnection(conninfo)
+        _ = try admin.query("SELECT pg_terminate_backend($1::int)", [.int(Int64(db.backendPID))])
+        #expect(PostgresCommitSettlement.settle(xid: open, formerBackend: former.backendPID, on: db) == .aborted)
+        #expect(db.isConnected, "reconnected to ask")
+        #expect(throws: PostgresError.self) { try former.execute("COMMIT") }
+        #expect(try db.query("SELECT count(*) FROM t").row(0).int64(0) == 1)
+    }
+
+    /// A job that catches a failed statement and carries on is told it failed (PostgreSQL
+    /// ignored what it did after the failure), and its neighbours in the batch commit.
+    @Test func aSwallowedStatementFailureIsNotASuccess() throws {
+        let conninfo = try ThrowawayPostgres.sharedCluster().makeDatabase()
+        let queue = try PostgresQueue(conninfo: conninfo, node: "n")
+        defer { queue.close() }
+        let release = DispatchSemaphore(value: 0)
+        queue.submit({ _ in release.wait() }, completion: { _ in })
+        let results = Locked<[String]>([])
+        let done = DispatchGroup()
+        for name in ["ann", "bad", "cat"] {
+            done.enter()
+            queue.submitPostgres({ db in
+                _ = try db.createAccount(name: name, passwordHash: "h", created: "t")
+                if name == "bad" { _ = try? db.connection.execute("SELECT 1/0") }
+            }, completion: { result in
+                results.withLock { $0.append("\(name) \((try? result.get()) != nil)") }
+                done.leave()
+            })
+        }
+        release.signal()
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(results.withLock { $0 } == ["ann true", "bad false", "cat true"])
+        #expect(try queue.sync { db in try ["ann", "bad", "cat"].map { try db.account(named: $0) != nil } } == [true, false, true])
+    }
+}
