@@ -19,11 +19,14 @@ final class PostgresBatchRunner {
 
     let connection: PostgresConnection
     let store: PostgresStore
+    /// Told of each rerun as it starts, before any of the batch's completions.
+    private let countRerun: () -> Void
     private var lastFailedReconnect: Date?
 
-    init(connection: PostgresConnection, store: PostgresStore) {
+    init(connection: PostgresConnection, store: PostgresStore, countRerun: @escaping () -> Void) {
         self.connection = connection
         self.store = store
+        self.countRerun = countRerun
     }
 
     private enum Attempt {
@@ -34,29 +37,30 @@ final class PostgresBatchRunner {
         case unknown(xid: String, backend: Int32, [(PostgresJobOutcome, (any Error)?)])
     }
 
-    /// Runs `batch` to its end, every completion called; returns how many reruns it took.
-    func run(_ batch: [PostgresJob]) -> Int {
+    /// Runs `batch` to its end, every completion called.
+    func run(_ batch: [PostgresJob]) {
         var guarded = false
         var reruns = 0
         while true {
             if let refusal = reconnectIfNeeded() {
                 for job in batch { job.fail(refusal) }
-                return reruns
+                return
             }
             switch attempt(batch, guarded: guarded) {
             case .committed(let outcomes):
                 for (outcome, override) in outcomes { outcome.deliver(override) }
-                return reruns
+                return
             case .failed(let error):
                 for job in batch { job.fail(error) }
-                return reruns
+                return
             case .rerun(let nowGuarded, let cause):
                 reruns += 1
+                countRerun()
                 guard reruns <= Self.maxReruns else {
                     let error = StoreError(.unavailable, message: "the batch was rolled back \(reruns) times"
                         + (cause.map { ": \($0.message)" } ?? ""))
                     for job in batch { job.fail(error) }
-                    return reruns
+                    return
                 }
                 guarded = nowGuarded
             case .unknown(let xid, let backend, let outcomes):
@@ -72,7 +76,7 @@ final class PostgresBatchRunner {
                         + "whether transaction \(xid) committed is unknown (\(why))")
                     for job in batch { job.fail(error) }
                 }
-                return reruns
+                return
             }
         }
     }

@@ -8,6 +8,8 @@ import Foundation
 public final class PostgresConnection {
     /// Nil once closed, so a use after `close()` throws instead of touching freed memory.
     private var handle: OpaquePointer?
+    /// Names of the statements `queryPrepared` made on this session, by SQL text.
+    private var preparedNames: [String: String] = [:]
 
     /// Settings every connection gets unless the connection string says otherwise: a dead
     /// peer must be noticed in seconds, not after the kernel's two hours of silence.
@@ -84,6 +86,7 @@ public final class PostgresConnection {
     public func reset() throws {
         let connection = try liveHandle(allowBroken: true)
         PQreset(connection)
+        preparedNames = [:]
         guard PQstatus(connection) == CONNECTION_OK else {
             throw error(doing: "reconnecting", result: nil)
         }
@@ -94,10 +97,38 @@ public final class PostgresConnection {
     @discardableResult
     public func query(_ sql: String, _ parameters: [PostgresValue] = []) throws -> PostgresResult {
         let connection = try liveHandle()
+        return try withParameters(parameters, doing: sql) { count, values in
+            PQexecParams(connection, sql, count, nil, values, nil, nil, 0)
+        }
+    }
+
+    /// `query` through a statement prepared once per connection and SQL text: the server
+    /// parses and plans it once, not on every call (the store's statements are constant
+    /// text, so the set stays small). A reconnect forgets them, as the server does.
+    public func queryPrepared(_ sql: String, _ parameters: [PostgresValue] = []) throws -> PostgresResult {
+        let connection = try liveHandle()
+        let name: String
+        if let known = preparedNames[sql] {
+            name = known
+        } else {
+            name = "chorus_\(preparedNames.count + 1)"
+            guard let made = PQprepare(connection, name, sql, 0, nil) else { throw error(doing: sql, result: nil) }
+            defer { PQclear(made) }
+            guard PQresultStatus(made) == PGRES_COMMAND_OK else { throw error(doing: sql, result: made) }
+            preparedNames[sql] = name
+        }
+        return try withParameters(parameters, doing: sql) { count, values in
+            PQexecPrepared(connection, name, count, values, nil, nil, 0)
+        }
+    }
+
+    /// Passes the parameters as C strings to `send`, and turns its result into rows or an error.
+    private func withParameters(_ parameters: [PostgresValue], doing sql: String,
+                                _ send: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> OpaquePointer?) throws -> PostgresResult {
         let texts = parameters.map { $0.textFormat.map { strdup($0) } ?? nil }
         defer { texts.forEach { free($0) } }
         let result = texts.map { UnsafePointer($0) }.withUnsafeBufferPointer { values in
-            PQexecParams(connection, sql, Int32(values.count), nil, values.baseAddress, nil, nil, 0)
+            send(Int32(values.count), values.baseAddress)
         }
         guard let result else { throw error(doing: sql, result: nil) }
         switch PQresultStatus(result) {

@@ -133,13 +133,14 @@ final class PostgresQueueWorker: Sendable {
             $0.opened = .success(())
         }
         started.signal()
-        let batches = PostgresBatchRunner(connection: connection, store: store)
+        let batches = PostgresBatchRunner(connection: connection, store: store) { [state] in
+            state.withLock { $0.reruns += 1 }
+        }
         while var batch = nextBatch() {
-            let reruns = batches.run(batch)
+            batches.run(batch)
             batch.removeAll(keepingCapacity: true)
             state.withLock { state in
                 state.running = 0
-                state.reruns += reruns
                 swap(&state.spare, &batch)
             }
             batchEnded()

@@ -56,7 +56,7 @@ public final class PostgresStore: Store {
 
     private func run(_ sql: String, _ parameters: [PostgresValue]) throws -> PostgresResult {
         do {
-            return try connection.query(sql, parameters)
+            return try connection.queryPrepared(sql, parameters)
         } catch let error as PostgresError {
             if error.sqlState == "40P01" || error.sqlState == "40001" { rerunCause = error }
             throw error.storeError

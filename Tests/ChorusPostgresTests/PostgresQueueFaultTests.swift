@@ -12,7 +12,8 @@ import ChorusTestSupport
        .timeLimit(.minutes(3)))
 struct PostgresQueueFaultTests {
     /// Two nodes lock two accounts in opposite order; PostgreSQL ends one transaction with
-    /// a deadlock (40P01), that batch runs again, and both jobs succeed with their changes kept.
+    /// a deadlock (40P01), that batch runs again, and both jobs succeed with their changes
+    /// kept. (The rerun may meet the other again and be ended once more before it wins.)
     @Test func aDeadlockedBatchRunsAgain() throws {
         let conninfo = try ThrowawayPostgres.sharedCluster().makeDatabase()
         let a = try PostgresQueue(conninfo: conninfo, node: "a")
@@ -42,8 +43,9 @@ struct PostgresQueueFaultTests {
         }
         #expect(done.wait(timeout: .now() + 30) == .success)
         #expect(results.withLock { $0 }.sorted() == ["0: success(true)", "1: success(true)"])
-        #expect(a.rerunCount + b.rerunCount == 1, "one of the two was the deadlock's victim")
-        #expect(runs.withLock { $0 }.sorted() == [1, 2])
+        let reruns = a.rerunCount + b.rerunCount
+        #expect(reruns >= 1, "one of the two was the deadlock's victim")
+        #expect(runs.withLock { $0 }.reduce(0, +) == 2 + reruns, "each rerun ran its job again")
         let flags = try a.sync { db in try ["ann", "bob"].map { (try db.account(named: $0)?.admin, try db.account(named: $0)?.disabled) } }
         #expect(flags.map(\.0) == [true, true] && flags.map(\.1) == [true, true])
     }
