@@ -1,4 +1,5 @@
 import CLinux
+import ChorusLocking
 import ChorusStore
 import Foundation
 #if canImport(Glibc)
@@ -17,7 +18,8 @@ import Glibc
 ///   call, which connects again and LISTENs again.
 ///
 /// Safety (`@unchecked Sendable`): the connection and `ready` are touched only by the one
-/// thread the `EventFeed` contract allows; `interrupt` touches only the eventfd.
+/// thread the `EventFeed` contract allows; `interrupt` touches only the eventfd, under
+/// `closed`'s lock, so never after `close` gave the descriptor back.
 public final class PostgresEventFeed: EventFeed, @unchecked Sendable {
     /// The channel every node LISTENs on and rings.
     public static let channel = "chorus_events"
@@ -27,7 +29,8 @@ public final class PostgresEventFeed: EventFeed, @unchecked Sendable {
     private let wakeFD: Int32
     /// LISTEN and the settings are in place on the current session.
     private var ready = false
-    private var closed = false
+    /// Guards the eventfd: `interrupt` may come from any thread, also after `close`.
+    private let closed = Locked(false)
 
     /// Connects and LISTENs. Throws a `StoreError` (`.unavailable` with libpq's reason).
     public init(conninfo: String, node: String) throws {
@@ -97,8 +100,11 @@ public final class PostgresEventFeed: EventFeed, @unchecked Sendable {
     }
 
     public func interrupt() {
-        var one: UInt64 = 1
-        _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
+        closed.withLock { closed in
+            guard !closed else { return }
+            var one: UInt64 = 1
+            _ = withUnsafeBytes(of: &one) { write(wakeFD, $0.baseAddress, 8) }
+        }
     }
 
     /// One statement in autocommit on this session (`synchronous_commit` off).
@@ -109,10 +115,13 @@ public final class PostgresEventFeed: EventFeed, @unchecked Sendable {
     }
 
     public func close() {
-        guard !closed else { return }
-        closed = true
+        let first = closed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
         connection.close()
-        Glibc.close(wakeFD)
+        closed.withLock { _ in _ = Glibc.close(wakeFD) }
     }
 
     // MARK: The session
