@@ -34,6 +34,9 @@ final class EventTail<Own: Sendable, Foreign: Sendable>: Sendable {
         var order: TailOrder<Own, Foreign>
         var ringWanted = false
         var ownSinceRing = false
+        /// The thread was interrupted for a read it has not started yet: one wake-up, not
+        /// one per job of a batch waiting behind other nodes' rows.
+        var readRequested = false
         var stopping = false
         var started = false
     }
@@ -92,7 +95,9 @@ final class EventTail<Own: Sendable, Foreign: Sendable>: Sendable {
             state.order.addOwn(item, ids: ids)
             if ids != nil { state.ownSinceRing = true }
             drain(&state)
-            return state.order.needsRead
+            guard state.order.needsRead, !state.readRequested, !state.stopping else { return false }
+            state.readRequested = true
+            return true
         }
         if mustRead { feed.interrupt() }
     }
@@ -100,7 +105,7 @@ final class EventTail<Own: Sendable, Foreign: Sendable>: Sendable {
     /// After a batch's completions: ring once if the batch had events.
     func batchEnded() {
         let ring = state.withLock { state in
-            guard state.ownSinceRing else { return false }
+            guard state.ownSinceRing, !state.stopping else { return false }
             state.ownSinceRing = false
             state.ringWanted = true
             return true
@@ -127,7 +132,10 @@ final class EventTail<Own: Sendable, Foreign: Sendable>: Sendable {
         var stall: (id: Int64, since: Date)?
         while true {
             let (stopping, ring, mustRead) = state.withLock { state in
-                defer { state.ringWanted = false }
+                defer {
+                    state.ringWanted = false
+                    state.readRequested = false
+                }
                 return (state.stopping, state.ringWanted, state.order.needsRead)
             }
             if stopping { break }
