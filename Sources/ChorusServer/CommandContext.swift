@@ -61,6 +61,10 @@ struct CommandResult: Sendable {
     var closeToken: Int64?
     /// Where the closes sit in the log, on an engine that stores them (`Store.appendSessionControl`).
     var controlID: Int64?
+    /// For a reply that shows the log (SYNC, HISTORY): an id at or past everything it
+    /// shows. A tail sends the reply only once it delivered every event up to there, so
+    /// nothing the reply shows arrives live after it (as on one node).
+    var seenUpTo: Int64?
 
     /// The closes, for the store.
     var sessionControl: SessionControl {

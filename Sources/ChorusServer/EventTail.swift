@@ -89,10 +89,11 @@ final class EventTail<Own: Sendable, Foreign: Sendable>: Sendable {
         feed.close()
     }
 
-    /// This node's next completed job, in commit order (the executor's thread).
-    func publish(_ item: Own, ids: ClosedRange<Int64>?) {
+    /// This node's next completed job, in commit order (the executor's thread); `after`
+    /// as `TailOrder.addOwn`'s.
+    func publish(_ item: Own, ids: ClosedRange<Int64>?, after: Int64 = 0) {
         let mustRead = state.withLock { state in
-            state.order.addOwn(item, ids: ids)
+            state.order.addOwn(item, ids: ids, after: after)
             if ids != nil { state.ownSinceRing = true }
             drain(&state)
             guard state.order.needsRead, !state.readRequested, !state.stopping else { return false }

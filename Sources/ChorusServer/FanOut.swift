@@ -17,6 +17,8 @@ struct FanOut: Sendable {
     /// The log ids it covers, events and a session control alike (consecutive: a batch
     /// holds the event counter from its first event to its COMMIT); nil when none.
     let ids: ClosedRange<Int64>?
+    /// The reply shows the log up to here (`CommandResult.seenUpTo`).
+    let seenUpTo: Int64?
     /// Set when some deliveries are notices: the loops' reports decide which of them
     /// nobody received, to be kept for the next login.
     private let noticeTicket: UInt64?
@@ -30,6 +32,7 @@ struct FanOut: Sendable {
         let first = result.deliveries.first?.id ?? result.controlID
         let last = result.controlID ?? result.deliveries.last?.id
         ids = first.flatMap { first in last.map { first...max(first, $0) } }
+        seenUpTo = result.seenUpTo
         let notices = result.deliveries.filter(\.isNotice).flatMap { delivery in
             delivery.audience.map { UserNotice(user: $0, event: delivery.id) }
         }
@@ -54,6 +57,7 @@ struct FanOut: Sendable {
         self.closeToken = closeToken
         self.ids = ids
         self.noticeTicket = noticeTicket
+        seenUpTo = nil
     }
 
     /// The same job once its events went out from the log already (`TailOrder`, stale):

@@ -47,7 +47,8 @@ final class TailEventBus: EventBus {
     }
 
     func publish(_ fanOut: FanOut?, issuer: IssuerPart?, whenWritten: (@Sendable () -> Void)?) {
-        tail.publish(OwnJob(fanOut: fanOut, issuer: issuer, whenWritten: whenWritten), ids: fanOut?.ids)
+        tail.publish(OwnJob(fanOut: fanOut, issuer: issuer, whenWritten: whenWritten), ids: fanOut?.ids,
+                     after: fanOut?.seenUpTo ?? 0)
     }
 
     func batchEnded() { tail.batchEnded() }

@@ -7,7 +7,8 @@ import ChorusNet
 /// - An own item whose first id is `deliveredUpTo + 1` goes next, with no read of the
 ///   log: a single node never waits for the database to deliver its own events.
 /// - An own item with no ids (a reply without events, a failure) goes right after the own
-///   item before it: own items never pass each other, so replies keep commit order.
+///   item before it: own items never pass each other, so replies keep commit order. One
+///   that shows the log (SYNC, HISTORY: `after`) also waits for the ids up to what it shows.
 /// - Ids before an own item that are not in it are other nodes' (completions come in
 ///   commit order, so this node's earlier ids were all handed in already): once the rows
 ///   up to there are read (`needsRead`), they go first, in id order.
@@ -23,7 +24,7 @@ struct TailOrder<Own, Foreign> {
     private(set) var deliveredUpTo: Int64
     /// Other nodes' rows up to this id have been read (they are delivered or below).
     private(set) var readUpTo: Int64
-    private var own = FIFOQueue<(ids: ClosedRange<Int64>?, item: Own)>()
+    private var own = FIFOQueue<(ids: ClosedRange<Int64>?, after: Int64, item: Own)>()
     private var foreign = FIFOQueue<(ids: ClosedRange<Int64>, item: Foreign)>()
 
     init(startingAfter id: Int64) {
@@ -31,9 +32,10 @@ struct TailOrder<Own, Foreign> {
         readUpTo = id
     }
 
-    /// This node's next committed job, in commit order.
-    mutating func addOwn(_ item: Own, ids: ClosedRange<Int64>?) {
-        own.append((ids, item))
+    /// This node's next committed job, in commit order. One without ids that shows the
+    /// log up to `after` (SYNC, HISTORY) also waits until every id up to there went.
+    mutating func addOwn(_ item: Own, ids: ClosedRange<Int64>?, after: Int64 = 0) {
+        own.append((ids, after, item))
     }
 
     /// Other nodes' rows read up to `upTo` (every one in `(readUpTo, upTo]`), grouped into
@@ -57,15 +59,15 @@ struct TailOrder<Own, Foreign> {
     mutating func next() -> Step? {
         let next = deliveredUpTo + 1
         if let head = own.first {
-            guard let ids = head.ids else {
+            if head.ids == nil && head.after <= deliveredUpTo {
                 _ = own.popFirst()
                 return .own(head.item, stale: false)
             }
-            if ids.lowerBound <= deliveredUpTo {
+            if let ids = head.ids, ids.lowerBound <= deliveredUpTo {
                 _ = own.popFirst()
                 return .own(head.item, stale: true)
             }
-            if ids.lowerBound == next {
+            if let ids = head.ids, ids.lowerBound == next {
                 _ = own.popFirst()
                 deliveredUpTo = ids.upperBound
                 return .own(head.item, stale: false)
@@ -82,8 +84,9 @@ struct TailOrder<Own, Foreign> {
 
     /// An own item waits for other nodes' rows not read yet.
     var needsRead: Bool {
-        guard let ids = own.first?.ids else { return false }
-        return ids.lowerBound - 1 > readUpTo && ids.lowerBound - 1 > deliveredUpTo
+        guard let head = own.first else { return false }
+        let before = head.ids.map { $0.lowerBound - 1 } ?? head.after
+        return before > readUpTo && before > deliveredUpTo
     }
 
     /// The ids next in line that no read of other nodes' rows can bring: this node's,

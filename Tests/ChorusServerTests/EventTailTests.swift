@@ -130,6 +130,21 @@ import Testing
         tail.stop()
     }
 
+    /// A reply that shows the log up to an id (SYNC) waits until every row up to there
+    /// went out, so nothing it shows arrives live after it.
+    @Test func aSyncReplyWaitsForTheRowsItShows() throws {
+        let feed = FakeFeed()
+        let recorder = Recorder()
+        let tail = try Self.makeTail(feed, recorder)
+        feed.commit([1, 2], by: "other")
+        tail.publish("sync", ids: nil, after: 2)
+        tail.publish("ping", ids: nil)
+        #expect(recorder.all.isEmpty)
+        tail.start()
+        #expect(recorder.wait(for: 4) == ["row:1", "row:2", "own:sync", "own:ping"])
+        tail.stop()
+    }
+
     /// Own jobs and other nodes' rows interleaved: one id order, nothing twice.
     @Test func interleavedNodesComeOutInIDOrder() throws {
         let feed = FakeFeed()
