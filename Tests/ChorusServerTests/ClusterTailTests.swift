@@ -92,6 +92,29 @@ struct ClusterTailTests {
         }
     }
 
+    /// ben's line is acknowledged on node b before ann speaks on node a: ann's reply comes
+    /// only after ben's line reached her (her node's tail passed it first), every time.
+    @Test func eventsCommittedBeforeACommandReachItsIssuerFirst() throws {
+        let conninfo = try ThrowawayPostgres.sharedCluster().makeDatabase()
+        let a = try Self.node("a", on: conninfo)
+        let b = try Self.node("b", on: conninfo)
+        let ann = try a.device("ann")
+        let ben = try b.device("ben")
+        let room = id(try ann.ok("ROOM CREATE Shared")["room"])
+        try ann.ok("ROOM ADD \(room) ben")
+        #expect(try ben.event(timeout: 20)["event"] as? String == "member.added")
+        for round in 0..<20 {
+            try ben.ok("SAY \(room) ben \(round)")
+            try ann.ok("SAY \(room) ann \(round)")
+            let before = try ann.client.events.map(Device.decode).filter { $0["event"] as? String == "message" }
+            #expect(before.count == 1 && object(before.last?["message"])["text"] as? String == "ben \(round)",
+                    "round \(round): ann's reply came before ben's line: \(before)")
+            _ = try ann.drain()
+            let line = try ben.event(timeout: 20)
+            #expect(object(line["message"])["text"] as? String == "ann \(round)")
+        }
+    }
+
     /// ADMIN KICK on node a closes the user's session on node b, with `bye`; TOKEN REVOKE
     /// on b closes the token's session on a.
     @Test func closesReachTheOtherNode() throws {
