@@ -66,7 +66,7 @@ let package = Package(
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the
         // tool run against a real chorusd.
         .testTarget(name: "ChorusBenchTests", dependencies: ["chorus-bench", "chorusd", "ChorusTestSupport"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusLocking", "ChorusTestSupport", "chorusd", "chorus"]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusLocking", "ChorusTestSupport", "chorusd", "chorus"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,10 +10,20 @@
 /// seam.
 struct EventCounter {
     /// Bumps the counter and stores the event under the new id, in one round trip.
+    /// `$8` is the audience as an array literal (`PostgresValue.bigintArray`), `$9` the node.
     static let append = """
         WITH next AS (UPDATE event_counter SET last = last + 1 RETURNING last)
-        INSERT INTO events (id, room, user_id, name, by, at, payload, text)
-        SELECT last, $1, $2, $3, $4, $5, $6, $7 FROM next
+        INSERT INTO events (id, room, user_id, name, by, at, payload, text, audience, node)
+        SELECT last, $1, $2, $3, $4, $5, $6, $7, $8::bigint[], $9 FROM next
+        RETURNING id
+        """
+
+    /// A session control: sessions of the accounts `$1` (reason `$2`) or of token `$3`
+    /// close; `$4` is the node. No room, user or peer, so SYNC never returns it.
+    static let appendControl = """
+        WITH next AS (UPDATE event_counter SET last = last + 1 RETURNING last)
+        INSERT INTO events (id, name, at, payload, text, audience, control, close_token, node)
+        SELECT last, 'session.close', '', '{}', $2, $1::bigint[], true, $3, $4 FROM next
         RETURNING id
         """
 

@@ -7,7 +7,7 @@ import Foundation
 /// format), so no value is ever spliced into a statement.
 public final class PostgresConnection {
     /// Nil once closed, so a use after `close()` throws instead of touching freed memory.
-    private var handle: OpaquePointer?
+    private(set) var handle: OpaquePointer?
     /// Names of the statements `queryPrepared` made on this session, by SQL text.
     private var preparedNames: [String: String] = [:]
 

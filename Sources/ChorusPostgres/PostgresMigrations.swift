@@ -184,5 +184,7 @@ enum PostgresMigrations {
           PRIMARY KEY (name, address)
         );
         """,
+        // 2: what other nodes' tails read with each row (PostgresMigrations+Tail.swift).
+        tail,
     ]
 }

@@ -121,6 +121,7 @@ final class PostgresQueueWorker: Sendable {
             connection = try PostgresConnection(conninfo, applicationName: "chorusd \(node)")
             try PostgresSession.configure(connection)
             store = try PostgresStore(connection: connection)
+            store.node = node
         } catch {
             let failure = (error as? PostgresError)?.storeError ?? (error as? StoreError)
                 ?? StoreError(.failed, message: "\(error)")

@@ -12,10 +12,22 @@ extension PostgresStore {
 
     /// The id comes from the counter row (`EventCounter`), whose lock this batch then
     /// holds to its COMMIT.
+    /// The audience and this node's name go with the row, for the other nodes' tails.
     public func appendEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
-                            payload: String, text: String) throws -> Int64 {
+                            payload: String, text: String, audience: [Int64]) throws -> Int64 {
         guard let id = try writeReturning(EventCounter.append, [.init(room), .init(user), .text(name), .init(by), .text(at),
-                                                                .text(payload), .text(text)], map: { try $0.int(0) })
+                                                                .text(payload), .text(text), .bigintArray(audience),
+                                                                .text(node)], map: { try $0.int(0) })
+        else { throw StoreError(.failed, message: "the event counter row is missing") }
+        return id
+    }
+
+    /// Takes the next id like an event, so every node closes the sessions at this point.
+    public func appendSessionControl(_ control: SessionControl) throws -> Int64? {
+        guard !control.isEmpty else { return nil }
+        guard let id = try writeReturning(EventCounter.appendControl,
+                                          [.bigintArray(control.closeUsers), .text(control.reason), .init(control.closeToken),
+                                           .text(node)], map: { try $0.int(0) })
         else { throw StoreError(.failed, message: "the event counter row is missing") }
         return id
     }

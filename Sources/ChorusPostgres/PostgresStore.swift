@@ -11,6 +11,8 @@ import ChorusStore
 /// list is one index range (`members` primary key).
 public final class PostgresStore: Store {
     public let connection: PostgresConnection
+    /// The node whose queue runs this store (`--node`), written with each event row.
+    var node = ""
     /// Statements run that may have changed rows: a job that failed without moving this
     /// left nothing to undo (`PostgresQueue` then needs no savepoints).
     var writes = 0

@@ -37,3 +37,10 @@ extension PostgresValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(nilLiteral: ()) { self = .null }
 }
+
+extension PostgresValue {
+    /// A `bigint[]` parameter (`$n::bigint[]`), in PostgreSQL's array text format.
+    static func bigintArray(_ values: [Int64]) -> PostgresValue {
+        .text("{" + values.map(String.init).joined(separator: ",") + "}")
+    }
+}

@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusStore
 
 /// The event log: every event told to anyone, stored in the transaction of the change it
 /// describes, with a strictly increasing id (`SYNC` reads it back).
@@ -11,6 +12,16 @@ extension Database {
             .run(.init(room), .init(user), .text(name), .init(by), .text(at), .text(payload), .text(text))
         return lastInsertRowID
     }
+
+    /// The audience is not kept: one process delivers from memory (`Store.appendEvent`).
+    public func appendEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
+                            payload: String, text: String, audience: [Int64]) throws -> Int64 {
+        try appendEvent(room: room, user: user, name: name, by: by, at: at, payload: payload, text: text)
+    }
+
+    /// Nothing to store: every session of a SQLite server is in this process, and the
+    /// committed job's result closes them from memory (`Store.appendSessionControl`).
+    public func appendSessionControl(_ control: SessionControl) throws -> Int64? { nil }
 
     public func lastEventID() throws -> Int64 {
         try prepare("SELECT coalesce(max(id), 0) FROM events").row { $0.int(0) } ?? 0

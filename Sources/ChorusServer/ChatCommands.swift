@@ -40,8 +40,11 @@ extension CommandContext {
         let messages = Array(page.suffix(fitting))
         let body = messages.map { "  \(present.clock(stored: $0.at)) \($0.from): \($0.text)" }
         let hint = more ? " · more: HISTORY \(room.id) \(limit) before=\(messages.first?.id ?? 0)" : ""
-        return result(.ok("\(messages.count) message\(messages.count == 1 ? "" : "s") in \(room.name)\(hint)", body: body,
-                          [("messages", .array(messages.map(present.message))), ("more", .bool(more))]))
+        var done = result(.ok("\(messages.count) message\(messages.count == 1 ? "" : "s") in \(room.name)\(hint)", body: body,
+                              [("messages", .array(messages.map(present.message))), ("more", .bool(more))]))
+        // Read after the page: every message in it has its event at or below this.
+        done.seenUpTo = try db.lastEventID()
+        return done
     }
 
     static func checkText(_ text: String) throws {

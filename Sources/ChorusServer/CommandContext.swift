@@ -59,6 +59,17 @@ struct CommandResult: Sendable {
     var closeReason = ""
     /// A revoked token: the sessions that logged in with it close.
     var closeToken: Int64?
+    /// Where the closes sit in the log, on an engine that stores them (`Store.appendSessionControl`).
+    var controlID: Int64?
+    /// For a reply that shows the log (SYNC, HISTORY): an id at or past everything it
+    /// shows. A tail sends the reply only once it delivered every event up to there, so
+    /// nothing the reply shows arrives live after it (as on one node).
+    var seenUpTo: Int64?
+
+    /// The closes, for the store.
+    var sessionControl: SessionControl {
+        SessionControl(closeUsers: closeUsers, reason: closeReason, closeToken: closeToken)
+    }
 }
 
 /// What the loop knows and the database does not, for ADMIN STATS.
@@ -129,10 +140,12 @@ final class CommandContext {
     func emit(_ name: String, room: Int64?, user: Int64? = nil, payload: [(String, JSONValue)], text: String,
               audience: [Int64], notice: Bool = false) throws -> Int64 {
         let by = notice ? nil : caller.name
+        // Stored as delivered: other nodes' tails deliver it from the row.
+        let audience = Delivery.uniqued(audience)
         var payloadBytes: [UInt8] = []
         JSONValue.encodeFields(payload, into: &payloadBytes)
         let id = try db.appendEvent(room: room, user: user, name: name, by: by, at: timestamp,
-                                    payload: String(decoding: payloadBytes, as: UTF8.self), text: text)
+                                    payload: String(decoding: payloadBytes, as: UTF8.self), text: text, audience: audience)
         let event = Event.rendering(id: id, name: name, at: timestamp, by: by, payloadJSON: payloadBytes, text: text)
         deliveries.append(Delivery(id: id, event: event, audience: audience, isNotice: notice))
         return id

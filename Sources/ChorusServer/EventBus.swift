@@ -5,29 +5,67 @@ import ChorusNet
 /// Local delivery (who on a loop gets what, in one write per session per turn) stays on
 /// the loops: the bus is called once per job, never per recipient.
 ///
-/// Today every loop is in this process (`LocalEventBus`): a job's `FanOut` goes into each
-/// loop's inbox on the database thread right after the commit. On several nodes the bus
-/// is the event log itself: each node tails it in id order and feeds its own jobs from
-/// memory, and the issuer's reply waits until its node's tail has passed the job's last
-/// id (`CLUSTER.md`, the tail). The order it must keep is `EventOrder`'s.
+/// In one process (`LocalEventBus`) a job's `FanOut` goes into each loop's inbox on the
+/// database thread right after the commit. On several nodes (`TailEventBus`) every loop
+/// gets every event, its own node's included, through one id-ordered tail of the shared
+/// log, and the issuer's part runs when the tail reaches its job. The order it must keep
+/// is `EventOrder`'s.
 protocol EventBus: Sendable {
     /// The loops of this node; empty once it shuts down.
     func attach(_ hubs: [LoopBound<Hub>])
 
-    /// Hands `fanOut` to every loop but `issuer`'s, which runs it itself with the reply.
-    /// Called once per committed job, in commit order. Returns the gate the issuer's
-    /// reply waits for: it opens once the other loops have written the events.
+    /// Called once per completed job, in commit order, failures and jobs without events
+    /// included (their replies keep their place). Hands `fanOut` to every loop but the
+    /// issuer's, and runs `issuer`'s part on its loop with the gate its reply waits for
+    /// (open once the other loops have written the events); the bus decides when.
     ///
     /// `whenWritten`, for a job with no issuer (the scheduler's), runs once every loop has
     /// written what this sent it, or at once when nothing was sent.
-    @discardableResult
-    func publish(_ fanOut: FanOut, issuer: LoopBound<Hub>?, whenWritten: (@Sendable () -> Void)?) -> ReplyGate?
+    func publish(_ fanOut: FanOut?, issuer: IssuerPart?, whenWritten: (@Sendable () -> Void)?)
+
+    /// After each batch's completions (the executor's batch-end hook).
+    func batchEnded()
 }
 
-extension EventBus {
-    @discardableResult
-    func publish(_ fanOut: FanOut, issuer: LoopBound<Hub>?) -> ReplyGate? {
-        publish(fanOut, issuer: issuer, whenWritten: nil)
+/// What the issuing loop does with a completed job: queue the reply behind `gate`, and
+/// deliver the job's events to its own other sessions. Runs on `hub`'s loop.
+struct IssuerPart: Sendable {
+    let hub: LoopBound<Hub>
+    let run: @Sendable (Hub, ReplyGate?) -> Void
+}
+
+/// Puts one job's work into the loops' inboxes (without waking them: the batch-end
+/// handler or the tail does that once). Both buses hand out through this, so a tail
+/// delivers exactly as one process does.
+enum LoopHandOff {
+    static func hand(_ fanOut: FanOut?, to hubs: [LoopBound<Hub>], issuer: IssuerPart?,
+                     whenWritten: (@Sendable () -> Void)?) {
+        let others = fanOut.map { $0.isEmpty ? [] : hubs.filter { $0.loop !== issuer?.hub.loop } } ?? []
+        var gate: ReplyGate?
+        if !others.isEmpty, let issuer, let session = fanOut?.issuer {
+            gate = ReplyGate(waitingFor: others.count, issuer: issuer.hub, session: session)
+        }
+        if others.isEmpty {
+            whenWritten?()
+        } else if let fanOut {
+            let written = whenWritten.map { Countdown(others.count, then: $0) }
+            for hub in others {
+                hub.loop.enqueue { [gate] in
+                    let local = hub.value
+                    fanOut.run(on: local)
+                    // End-of-turn work runs after the turn's flushes: the events are written.
+                    if gate != nil || written != nil {
+                        local.loop.atEndOfTurn {
+                            gate?.arrive()
+                            written?.arrive()
+                        }
+                    }
+                }
+            }
+        }
+        if let issuer {
+            issuer.hub.loop.enqueue { [gate] in issuer.run(issuer.hub.value, gate) }
+        }
     }
 }
 
@@ -40,27 +78,9 @@ final class LocalEventBus: EventBus {
         self.hubs.withLock { $0 = hubs }
     }
 
-    func publish(_ fanOut: FanOut, issuer: LoopBound<Hub>?, whenWritten: (@Sendable () -> Void)?) -> ReplyGate? {
-        let others = fanOut.isEmpty ? [] : hubs.withLock { $0 }.filter { $0.loop !== issuer?.loop }
-        guard !others.isEmpty else {
-            whenWritten?()
-            return nil
-        }
-        let gate = issuer.flatMap { hub in fanOut.issuer.map { ReplyGate(waitingFor: others.count, issuer: hub, session: $0) } }
-        let written = whenWritten.map { Countdown(others.count, then: $0) }
-        for hub in others {
-            hub.loop.enqueue {
-                let local = hub.value
-                fanOut.run(on: local)
-                // End-of-turn work runs after the turn's flushes: the events are written.
-                if gate != nil || written != nil {
-                    local.loop.atEndOfTurn {
-                        gate?.arrive()
-                        written?.arrive()
-                    }
-                }
-            }
-        }
-        return gate
+    func publish(_ fanOut: FanOut?, issuer: IssuerPart?, whenWritten: (@Sendable () -> Void)?) {
+        LoopHandOff.hand(fanOut, to: hubs.withLock { $0 }, issuer: issuer, whenWritten: whenWritten)
     }
+
+    func batchEnded() {}
 }

@@ -4,12 +4,14 @@
 ///   SQLite's one writer thread, which runs each group-commit batch's jobs in order; on
 ///   several nodes it is PostgreSQL's counter row, taken last in each transaction
 ///   (`CLUSTER.md`, Event ids). Nothing in the server numbers events.
-/// - The event bus hands each loop every committed job in id order, each loop runs its
-///   inbox in order and `PendingFanOut` writes in arrival order. So a session sees a
+/// - The event bus hands each loop every committed job in id order (on several nodes
+///   through one id-ordered tail of the shared log, `TailOrder`, other nodes' events
+///   included), each loop runs its inbox in order and `PendingFanOut` writes in arrival order. So a session sees a
 ///   room's events in id order, the same order SYNC and HISTORY give, and two members of
 ///   a room see its events in the same order whatever loop or node they are on.
-/// - A command's reply is released only after its events were written on every loop
-///   (`ReplyGate`), so whoever got `OK` may count on the others having been sent them.
+/// - A command's reply is released only after its events were written on every loop of
+///   its node (`ReplyGate`), so whoever got `OK` may count on the others having been sent
+///   them; on other nodes they follow within the tail latency.
 ///
 /// This value checks the second rule on one loop: the events it delivers carry strictly
 /// increasing ids. Debug builds (the tests) stop on a break of it.

@@ -67,23 +67,24 @@ extension Hub {
                 result.deliveries = context.deliveries
                 result.nextNotice = .some(try context.nextNoticeTime())
             }
+            // Closes ride the log where other nodes read it, in this transaction.
+            if !result.sessionControl.isEmpty { result.controlID = try db.appendSessionControl(result.sessionControl) }
             return result
         }, deferWake: true) { result in
-            // On the database thread, just after the commit: every loop gets the events
-            // (this one after the reply), and the scheduler's loop any new notice time.
+            // On the database thread, just after the commit: every loop gets the events,
+            // this one with the reply when the bus says so, and the scheduler's loop any
+            // new notice time. Failures go through the bus too, so replies keep their order.
             let outcome = result.mapError(AccountService.clientError)
             let hubs = state.hubs
             let fanOut = (try? outcome.get()).map { FanOut($0, issuer: sessionID, state: state, loops: hubs.count) }
-            let gate = fanOut.flatMap { state.bus.publish($0, issuer: hub) }
-            hub.loop.enqueue {
-                let hub = hub.value
-                let reply: Reply = switch outcome {
-                case .success(let done): done.reply
-                case .failure(let error): .error(error)
-                }
+            let reply: Reply = switch outcome {
+            case .success(let done): done.reply
+            case .failure(let error): .error(error)
+            }
+            state.bus.publish(fanOut, issuer: IssuerPart(hub: hub) { hub, gate in
                 hub.queueReply(reply, tag: tag, to: sessionID, after: gate, deliveries: fanOut?.deliveries ?? [])
                 fanOut?.run(on: hub, withReply: true)
-            }
+            }, whenWritten: nil)
             if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = state.schedulerHub {
                 scheduler.loop.enqueue { scheduler.value.armNoticeTimer(at: next) }
             }

@@ -35,6 +35,7 @@ extension Hub {
             try context.fireDueNotices()
             return CommandResult(reply: .ok(), deliveries: context.deliveries, nextNotice: .some(try context.nextNoticeTime()))
         }) { result in
+            // Failures need no place in the order: nobody waits for a reply.
             if case .success(let fired) = result {
                 let hubs = state.hubs
                 state.bus.publish(FanOut(fired, issuer: nil, state: state, loops: hubs.count), issuer: nil, whenWritten: done)

@@ -86,8 +86,11 @@ extension CommandContext {
         let body = events.map { "  #\($0.id) \(TextLine.sanitized($0.text))" }
         let objects = events.map { JSONValue.raw(Event.storedJSON(id: $0.id, name: $0.name, at: $0.at, by: $0.by, payload: $0.payload)) }
         let hint = more ? " · more: SYNC \(last)" : ""
-        return result(.ok("\(events.count) event\(events.count == 1 ? "" : "s") after #\(after)\(hint)", body: body,
-                          [("events", .array(objects)), ("more", .bool(more)), ("last", .int(last))]))
+        var done = result(.ok("\(events.count) event\(events.count == 1 ? "" : "s") after #\(after)\(hint)", body: body,
+                              [("events", .array(objects)), ("more", .bool(more)), ("last", .int(last))]))
+        // Read after the page, so at or past every event in it.
+        done.seenUpTo = try db.lastEventID()
+        return done
     }
 
     static func statsShape(_ member: MemberStats) -> JSONValue {

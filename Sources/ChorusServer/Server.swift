@@ -32,10 +32,20 @@ public final class Server: Sendable {
     private var first: LoopBound<Hub> { hubs[0] }
 
     /// Starts on the data folder `lock` holds, or locks it first when nil, with the store
-    /// `openStore` opens there.
+    /// `openStore` opens there. With a `feed` (a log several nodes share, e.g.
+    /// `PostgresEventFeed` beside a `PostgresQueue`), every event reaches the loops through
+    /// its id-ordered tail (`TailEventBus`); without one, from memory (`LocalEventBus`).
+    /// The server owns the feed from here: it closes it at shutdown or a failed start.
     public static func start(_ configuration: ServerConfiguration, store openStore: StoreOpener,
-                             clock: any Clock = SystemClock(), holding lock: DataFolderLock? = nil) throws -> Server {
-        try Server(configuration, openStore: openStore, clock: clock, lock: lock ?? lockDataFolder(of: configuration))
+                             clock: any Clock = SystemClock(), holding lock: DataFolderLock? = nil,
+                             feed: (any EventFeed)? = nil) throws -> Server {
+        do {
+            return try Server(configuration, openStore: openStore, clock: clock, lock: lock ?? lockDataFolder(of: configuration),
+                              feed: feed)
+        } catch {
+            feed?.close()
+            throw error
+        }
     }
 
     /// Makes the data folder if needed and takes its lock: chorusd does this before
@@ -45,7 +55,8 @@ public final class Server: Sendable {
         return try DataFolderLock(folder: configuration.dataDirectory)
     }
 
-    private init(_ configuration: ServerConfiguration, openStore: StoreOpener, clock: any Clock, lock: DataFolderLock) throws {
+    private init(_ configuration: ServerConfiguration, openStore: StoreOpener, clock: any Clock, lock: DataFolderLock,
+                 feed: (any EventFeed)?) throws {
         self.configuration = configuration
         Sockets.ignoreSIGPIPE()
         Sockets.raiseOpenFileLimit()
@@ -83,7 +94,15 @@ public final class Server: Sendable {
                 if case .failure(let error) = result { Log.info("could not keep notices for later: \(error)") }
             }
         }
-        let state = ServerState(bus: LocalEventBus(), presence: LocalPresence(), loginCounts: loginCounts,
+        let bus: any EventBus
+        do {
+            bus = try feed.map { try TailEventBus(feed: $0) } ?? LocalEventBus()
+        } catch {
+            database.close()
+            pool.stop()
+            throw StartupError("cannot read the event log: \(error)")
+        }
+        let state = ServerState(bus: bus, presence: LocalPresence(), loginCounts: loginCounts,
                                 notices: ledger, scheduler: FirstLoopSchedules())
         self.state = state
         var hubs: [LoopBound<Hub>] = []
@@ -94,6 +113,7 @@ public final class Server: Sendable {
                                           clock: clock, state: state), loop: loop))
             }
         } catch {
+            state.setHubs([])
             database.close()
             pool.stop()
             throw StartupError("cannot make an event loop: \(error)")
@@ -103,6 +123,7 @@ public final class Server: Sendable {
         // Completions queue their replies and events without waking the loops; each loop
         // is woken once per committed batch.
         database.setBatchEndHandler {
+            state.bus.batchEnded()
             for hub in state.hubs { hub.loop.wakeIfQueued() }
         }
         // The first loop accepts; each new socket goes to the next loop in turn, which

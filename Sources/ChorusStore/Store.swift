@@ -98,9 +98,17 @@ public protocol Store: AnyObject {
     // MARK: The event log
 
     /// Stores an event and returns its id: ids grow in commit order and are never reused.
-    /// `room` is set for room events, `user` for events addressed to one user.
+    /// `room` is set for room events, `user` for events addressed to one user. `audience`
+    /// (user ids) is whom it is delivered to live: an engine several nodes share keeps it
+    /// with the event for the other nodes' tails (`EventFeed`); SQLite, one process whose
+    /// loops get it from memory, ignores it.
     func appendEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
-                     payload: String, text: String) throws -> Int64
+                     payload: String, text: String, audience: [Int64]) throws -> Int64
+    /// Stores sessions to close (ADMIN KICK/DISABLE, TOKEN REVOKE) in the ordered log, as a
+    /// row SYNC never returns, and returns its id, so other nodes close them in id order.
+    /// An engine whose sessions all live in one process (SQLite) stores nothing and returns
+    /// nil: its loops get the close from the committed job's result in memory.
+    func appendSessionControl(_ control: SessionControl) throws -> Int64?
     /// The newest event id, 0 for an empty log.
     func lastEventID() throws -> Int64
     /// Marks an event as a DM between two users, so SYNC finds it for both.
@@ -142,6 +150,12 @@ public protocol Store: AnyObject {
 }
 
 extension Store {
+    /// An event with no live audience to record (tools and tests).
+    public func appendEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
+                            payload: String, text: String) throws -> Int64 {
+        try appendEvent(room: room, user: user, name: name, by: by, at: at, payload: payload, text: text, audience: [])
+    }
+
     /// Every task in the scope, open, done or both.
     public func tasks(in scope: TaskScope, done: Bool?) throws -> [TaskRecord] {
         try tasks(in: scope, done: done, finishedSince: nil)

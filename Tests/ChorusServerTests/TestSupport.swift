@@ -3,6 +3,7 @@ import ChorusCore
 import ChorusCrypto
 import ChorusServer
 import ChorusSQLite
+import ChorusStore
 import Foundation
 import ChorusLocking
 import ChorusTestSupport
@@ -31,11 +32,15 @@ final class TestServer {
     let clock: any Clock
     /// The store each start opens (`HeldStore.opener` for tests that steer it).
     private let store: StoreOpener
+    /// The feed each start gets, for a node sharing its log with others (nil: one process).
+    private let feed: (@Sendable () throws -> any EventFeed)?
 
     init(directory: TemporaryDirectory? = nil, clock: any Clock = SystemClock(),
-         configure: (inout ServerConfiguration) -> Void = { _ in }, store: @escaping StoreOpener = TestServer.sqlite) throws {
+         configure: (inout ServerConfiguration) -> Void = { _ in }, store: @escaping StoreOpener = TestServer.sqlite,
+         feed: (@Sendable () throws -> any EventFeed)? = nil) throws {
         self.clock = clock
         self.store = store
+        self.feed = feed
         let directory = try directory ?? TemporaryDirectory()
         self.directory = directory
         certificatePath = directory.path + "/server.crt"
@@ -55,7 +60,7 @@ final class TestServer {
         configuration.burst = 100_000
         configure(&configuration)
         self.configuration = configuration
-        server = try Server.start(configuration, store: store, clock: clock)
+        server = try Server.start(configuration, store: store, clock: clock, feed: try feed?())
     }
 
     deinit {
@@ -72,7 +77,7 @@ final class TestServer {
     /// Starts again on the same data folder (a new port).
     func restart() throws {
         stop()
-        server = try Server.start(configuration, store: store, clock: clock)
+        server = try Server.start(configuration, store: store, clock: clock, feed: try feed?())
     }
 
     /// A connected client that has read the greeting.
