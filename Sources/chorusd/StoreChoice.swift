@@ -61,6 +61,18 @@ enum StoreChoice: Sendable, Equatable {
         }
     }
 
+    /// How this node learns of other nodes' events: PostgreSQL's log, tailed on a
+    /// connection of its own (`PostgresEventFeed`); none for SQLite, whose one process
+    /// delivers in memory (`LocalEventBus`).
+    func feed(node: String) throws(StartupError) -> (any EventFeed)? {
+        guard case .postgres(let conninfo) = self else { return nil }
+        do {
+            return try PostgresEventFeed(conninfo: conninfo, node: node)
+        } catch {
+            throw StartupError("cannot open \(shown): \(scrubbed("\(error)"))")
+        }
+    }
+
     /// `message` with any password of this store masked.
     func scrubbed(_ message: String) -> String {
         guard case .postgres(let conninfo) = self else { return message }

@@ -99,7 +99,7 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
         // upgrades its schema here, before the port is bound.
         let opener = try store.opener(node: node)
         if case .postgres = store { Log.info("store: \(store.shown), node \(node)") }
-        server = try Server.start(configuration, store: opener, holding: folderLock)
+        server = try Server.start(configuration, store: opener, holding: folderLock, feed: try store.feed(node: node))
     } catch {
         fail(store.scrubbed("\(error)"))
     }

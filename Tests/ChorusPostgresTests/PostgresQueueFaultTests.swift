@@ -93,7 +93,7 @@ struct PostgresQueueFaultTests {
             CREATE CONSTRAINT TRIGGER at_commit AFTER INSERT ON doomed DEFERRABLE INITIALLY DEFERRED
               FOR EACH ROW EXECUTE FUNCTION end_my_session();
             """)
-        let before = try queue.syncPostgres { db in try db.connection.backendPID }
+        let before = try queue.syncPostgres { db in db.connection.backendPID }
         let error = try #require(throws: StoreError.self) {
             try queue.syncPostgres { db in
                 _ = try db.createAccount(name: "ann", passwordHash: "h", created: "t")
@@ -103,7 +103,7 @@ struct PostgresQueueFaultTests {
         #expect(error.kind == .unavailable)
         #expect(error.message.contains("did not commit"), "\(error)")
         #expect(try queue.sync { try $0.account(named: "ann") } == nil)
-        #expect(try queue.syncPostgres { db in try db.connection.backendPID } != before)
+        #expect(try queue.syncPostgres { db in db.connection.backendPID } != before)
     }
 
     /// The COMMIT reaches the server and commits, but its answer never reaches the node
