@@ -27,6 +27,12 @@ struct EventCounter {
         RETURNING id
         """
 
+    /// Takes the row's lock without bumping it, before an event's audience is read: the
+    /// next statement then sees every commit that took an id before this transaction's,
+    /// so a member removed (or added) by an earlier id is left out (or in), as SYNC's spans
+    /// have it. The lock would be taken by the event a moment later anyway.
+    static let hold = "SELECT last FROM event_counter FOR UPDATE"
+
     /// The newest id committed (or written by this transaction). Every id at or below it
     /// is visible to any statement that starts afterwards: the transactions that took
     /// them held the row until they committed, in order.

@@ -140,7 +140,7 @@ final class PostgresBatchRunner {
                     : nil
                 outcomes.append((outcome, swallowed))
             }
-            let xid = try connection.query("SELECT pg_current_xact_id_if_assigned()::text").row(0).string(0)
+            let xid = try connection.query("SELECT pg_current_xact_id_if_assigned()::text").firstRow().string(0)
             let backend = connection.backendPID
             do {
                 try connection.execute("COMMIT")

@@ -53,6 +53,6 @@ public enum PostgresCommitSettlement {
     /// `pg_xact_status(xid)`: "committed", "aborted", "in progress", or nil for an id too
     /// old for the server to remember.
     public static func status(ofTransaction xid: String, on connection: PostgresConnection) throws -> String? {
-        try connection.query("SELECT pg_xact_status($1::xid8)", [.text(xid)]).row(0).string(0)
+        try connection.query("SELECT pg_xact_status($1::xid8)", [.text(xid)]).firstRow().string(0)
     }
 }

@@ -59,7 +59,7 @@ public final class PostgresEventFeed: EventFeed, @unchecked Sendable {
 
     public func newestEventID() throws -> Int64 {
         try reading("reading the event counter") {
-            try connection.query(EventCounter.last).row(0).int64(0) ?? 0
+            try connection.query(EventCounter.last).firstRow().int64(0) ?? 0
         }
     }
 

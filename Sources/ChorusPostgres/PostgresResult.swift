@@ -22,6 +22,15 @@ public final class PostgresResult {
 
     public var rows: [PostgresRow] { (0..<rowCount).map(row) }
 
+    /// The first row of a statement that should return one (a scalar, a one-row table):
+    /// none is a failure of the database's state, thrown, never a trap.
+    public func firstRow() throws -> PostgresRow {
+        guard rowCount > 0 else {
+            throw PostgresError(sqlState: nil, kind: .failed, message: "expected a row, the statement returned none")
+        }
+        return row(0)
+    }
+
     public func columnName(_ column: Int) -> String { String(cString: PQfname(handle, Int32(column))) }
 
     func isNull(row: Int32, column: Int32) -> Bool { PQgetisnull(handle, row, column) == 1 }

@@ -22,7 +22,7 @@ enum PostgresSchema {
                       version integer NOT NULL)
                     """)
                 try db.execute("INSERT INTO schema_version (one, version) VALUES (true, 0) ON CONFLICT DO NOTHING")
-                let current = Int(try db.query("SELECT version FROM schema_version").row(0).int64(0) ?? 0)
+                let current = Int(try db.query("SELECT version FROM schema_version").firstRow().int64(0) ?? 0)
                 guard current <= migrations.count else {
                     throw StoreError(.failed, message: "the PostgreSQL schema is at version \(current), newer than this "
                         + "program knows (\(migrations.count)): run a newer chorusd")
@@ -44,8 +44,8 @@ enum PostgresSchema {
 
     /// The version recorded in the database, 0 when none is.
     static func version(_ connection: PostgresConnection) throws -> Int {
-        let exists = try connection.query("SELECT to_regclass('schema_version') IS NOT NULL").row(0).bool(0) ?? false
+        let exists = try connection.query("SELECT to_regclass('schema_version') IS NOT NULL").firstRow().bool(0) ?? false
         guard exists else { return 0 }
-        return Int(try connection.query("SELECT version FROM schema_version").row(0).int64(0) ?? 0)
+        return Int(try connection.query("SELECT version FROM schema_version").firstRow().int64(0) ?? 0)
     }
 }

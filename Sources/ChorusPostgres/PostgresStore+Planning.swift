@@ -16,10 +16,14 @@ extension NoticeKind {
 
 /// The scheduler's notices and STATS.
 extension PostgresStore {
+    /// Claims the rows: a node whose scheduler runs at the same moment skips them, and one
+    /// that reads after this commits sees them sent (READ COMMITTED re-checks a locked row),
+    /// so each notice is stored once for the cluster.
     public func dueNotices(_ kind: NoticeKind, now: Int64) throws -> [Int64] {
         let (time, sent) = kind.postgresColumns
         return try rows("""
             SELECT id FROM tasks WHERE NOT done AND NOT \(sent) AND \(time) IS NOT NULL AND \(time) <= $1 ORDER BY \(time), id
+            FOR UPDATE SKIP LOCKED
             """, [.int(now)]) { try $0.int(0) }
     }
 

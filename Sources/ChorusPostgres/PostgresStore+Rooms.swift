@@ -4,11 +4,13 @@ import Foundation
 
 /// Rooms, members and invites.
 ///
-/// The access check every room command starts with locks the member row `FOR SHARE`
+/// The access checks (`roomAccess`, `role`) lock the caller's member row `FOR SHARE`
 /// until COMMIT: a removal or role change on another node then waits for this command,
-/// or this command waits for it and sees its outcome, so they are ordered as one thread
-/// would order them (CLUSTER.md, "Reads, locks, isolation"). Changes take their rows'
-/// exclusive locks by updating or deleting them.
+/// or this command waits for it and sees its outcome (CLUSTER.md, "Reads, locks,
+/// isolation"). An event's audience is read holding the event counter (`memberIDs`), so
+/// it is the room's members as of the event's id. Reads that lead to a write lock what
+/// they read (`invite(code:)` here, `task(id:)`); changes take their rows' exclusive
+/// locks by updating or deleting them.
 extension PostgresStore {
     public func createRoom(name: String, ownerID: Int64, created: String) throws -> Int64 {
         guard let id = try writeReturning("INSERT INTO rooms (name, created) VALUES ($1, $2) RETURNING id",
@@ -69,12 +71,14 @@ extension PostgresStore {
             """, [.int(room)]) { MemberRecord(userID: try $0.int(0), name: $0.text(1), role: Role(rawValue: $0.text(2)) ?? .member) }
     }
 
+    /// Read holding the event counter (`EventCounter.hold`): this is every event's audience.
     public func memberIDs(ofRoom room: Int64) throws -> [Int64] {
-        try rows("SELECT user_id FROM members WHERE room = $1 ORDER BY user_id", [.int(room)]) { try $0.int(0) }
+        _ = try rows(EventCounter.hold, []) { try $0.int(0) }
+        return try rows("SELECT user_id FROM members WHERE room = $1 ORDER BY user_id", [.int(room)]) { try $0.int(0) }
     }
 
     public func role(ofUser user: Int64, inRoom room: Int64) throws -> Role? {
-        try row("SELECT role FROM members WHERE room = $1 AND user_id = $2", [.int(room), .int(user)]) {
+        try row("SELECT role FROM members WHERE room = $1 AND user_id = $2 FOR SHARE", [.int(room), .int(user)]) {
             Role(rawValue: $0.text(0))
         } ?? nil
     }
@@ -124,8 +128,11 @@ extension PostgresStore {
         try rows(Self.inviteSelect + " WHERE i.room = $1 ORDER BY i.created", [.int(room)], map: Self.invite)
     }
 
+    /// Locks the invite until COMMIT (JOIN reads it to use it): two nodes' JOINs on a
+    /// one-use invite are ordered, and the second finds it gone, as a JOIN racing an
+    /// UNINVITE does.
     public func invite(code: String) throws -> InviteRecord? {
-        try row(Self.inviteSelect + " WHERE i.code = $1", [.text(code)], map: Self.invite)
+        try row(Self.inviteSelect + " WHERE i.code = $1 FOR UPDATE OF i", [.text(code)], map: Self.invite)
     }
 
     public func useInvite(code: String) throws {

@@ -58,8 +58,11 @@ extension PostgresStore {
         return id
     }
 
+    /// Locks the task's row until COMMIT: what is read here is what an edit, DONE or
+    /// REOPEN writes back, so two nodes changing one task are ordered, not both applied
+    /// to the same old copy.
     public func task(id: Int64) throws -> TaskRecord? {
-        try row(PostgresTaskSQL.select + " WHERE t.id = $1", [.int(id)], map: PostgresTaskSQL.record)
+        try row(PostgresTaskSQL.select + " WHERE t.id = $1 FOR UPDATE OF t", [.int(id)], map: PostgresTaskSQL.record)
     }
 
     public func subtasks(of parent: Int64) throws -> [TaskRecord] {

@@ -28,10 +28,12 @@ protocol EventBus: Sendable {
 }
 
 /// What the issuing loop does with a completed job: queue the reply behind `gate`, and
-/// deliver the job's events to its own other sessions. Runs on `hub`'s loop.
+/// deliver the job's events to its own other sessions. Runs on `hub`'s loop, given the
+/// FanOut as the bus hands it out (without deliveries when the tail already delivered
+/// them from the log), never the job's own copy.
 struct IssuerPart: Sendable {
     let hub: LoopBound<Hub>
-    let run: @Sendable (Hub, ReplyGate?) -> Void
+    let run: @Sendable (Hub, ReplyGate?, FanOut?) -> Void
 }
 
 /// Puts one job's work into the loops' inboxes (without waking them: the batch-end
@@ -64,7 +66,7 @@ enum LoopHandOff {
             }
         }
         if let issuer {
-            issuer.hub.loop.enqueue { [gate] in issuer.run(issuer.hub.value, gate) }
+            issuer.hub.loop.enqueue { [gate] in issuer.run(issuer.hub.value, gate, fanOut) }
         }
     }
 }

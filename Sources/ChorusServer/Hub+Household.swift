@@ -81,9 +81,9 @@ extension Hub {
             case .success(let done): done.reply
             case .failure(let error): .error(error)
             }
-            state.bus.publish(fanOut, issuer: IssuerPart(hub: hub) { hub, gate in
-                hub.queueReply(reply, tag: tag, to: sessionID, after: gate, deliveries: fanOut?.deliveries ?? [])
-                fanOut?.run(on: hub, withReply: true)
+            state.bus.publish(fanOut, issuer: IssuerPart(hub: hub) { hub, gate, handed in
+                hub.queueReply(reply, tag: tag, to: sessionID, after: gate, deliveries: handed?.deliveries ?? [])
+                handed?.run(on: hub, withReply: true)
             }, whenWritten: nil)
             if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = state.schedulerHub {
                 scheduler.loop.enqueue { scheduler.value.armNoticeTimer(at: next) }

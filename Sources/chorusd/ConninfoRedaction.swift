@@ -40,15 +40,17 @@ enum ConninfoRedaction {
         return keywordPasswordRanges(conninfo)
     }
 
-    /// `postgresql://user:password@host/db?password=...`. The user part ends at the last
-    /// `@` before the query, which covers more than libpq reads when a password holds an
-    /// unencoded `@` or `/`: masking too much is harmless, showing a password is not.
+    /// `postgresql://user:password@host/db?password=...`. libpq takes the user part up to
+    /// the first `@` before the first `/`, so a password may hold `?` or `:`. Here it ends
+    /// at the last `@` before the first `/`, or, with none there, the last `@` at all:
+    /// more than libpq reads when a password holds an unencoded `@` or `/`, but masking
+    /// too much is harmless, showing a password is not.
     private static func uriPasswordRanges(_ uri: String) -> [Range<String.Index>] {
         var ranges: [Range<String.Index>] = []
         guard let schemeEnd = uri.range(of: "://")?.upperBound else { return [] }
         let rest = uri[schemeEnd...]
-        let beforeQuery = rest[..<(rest.firstIndex(of: "?") ?? rest.endIndex)]
-        if let at = beforeQuery.lastIndex(of: "@"), let colon = beforeQuery[..<at].firstIndex(of: ":") {
+        let authority = rest[..<(rest.firstIndex(of: "/") ?? rest.endIndex)]
+        if let at = authority.lastIndex(of: "@") ?? rest.lastIndex(of: "@"), let colon = rest[..<at].firstIndex(of: ":") {
             let start = rest.index(after: colon)
             if start < at { ranges.append(start..<at) }
         }

@@ -46,6 +46,10 @@ struct PostgresStartupTests {
         let parameter = "postgresql://chorus@127.0.0.1:\(port)/chorus?connect_timeout=5&password=\(Self.secret)"
         Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0", "--postgres", parameter]),
                                            naming: ["&password=****", "\(port)"])
+        // libpq reads a URI's password up to the first `@`, so it may hold `?` and `:`.
+        let questioned = "postgresql://chorus:q?\(Self.secret):x@127.0.0.1:\(port)/chorus?connect_timeout=5"
+        Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0", "--postgres", questioned]),
+                                           naming: ["postgresql://chorus:****@127.0.0.1:\(port)/chorus"])
         // A string libpq cannot parse, with the password in the part it quotes back.
         Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0", "--postgres", "host=127.0.0.1 password=\(Self.secret) \(Self.secret)"]),
                                            naming: ["invalid connection string"])

@@ -66,7 +66,26 @@ public final class ChorusNode {
     }
 
     public func kill() { daemon.send(SIGKILL) }
-    public func pause() { daemon.send(SIGSTOP) }
+    /// SIGSTOP, returning once every thread of the process is stopped: the signal is only
+    /// queued when kill returns, and a thread on another core may still answer a line.
+    public func pause() {
+        daemon.send(SIGSTOP)
+        let pid = daemon.process.processIdentifier
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, !Self.isStopped(pid) { usleep(1_000) }
+    }
+
+    /// Whether every thread in /proc/PID/task is in state `T` (stopped by a signal).
+    static func isStopped(_ pid: Int32) -> Bool {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"), !threads.isEmpty else {
+            return false
+        }
+        return threads.allSatisfy { thread in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            return stat[stat.index(after: close)...].split(separator: " ").first == "T"
+        }
+    }
     public func resume() { daemon.send(SIGCONT) }
     public func terminate() { daemon.send(SIGTERM) }
 
