@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `--probe CMD` runs on either side of the measured phase and its output lands in the report.
-@Suite(.timeLimit(.minutes(2))) struct ProbeRunTests {
+@Suite(.timeLimit(.minutes(10))) struct ProbeRunTests {
     @Test func theProbeBracketsTheMeasuredPhase() throws {
         let server = try BenchServer()
         let run = try BenchRun.run([

@@ -5,7 +5,7 @@ import Testing
 /// chorus-bench run as a user runs it, against a real chorusd over TLS on loopback, with
 /// `--servers`. Two separate chorusd would not share a database, so "two nodes" here is
 /// one server listed twice: two connection lists, everything must still arrive.
-@Suite(.timeLimit(.minutes(3))) struct SeveralNodesRunTests {
+@Suite(.timeLimit(.minutes(10))) struct SeveralNodesRunTests {
     @Test func fanOutOverOneServerListedTwiceLosesNothingAndSplitsTheLatency() throws {
         let server = try BenchServer()
         let run = try BenchRun.run([

@@ -11,7 +11,7 @@ import ChorusTestSupport
 /// the read, gives node B the same read, checks that B waits, then lets A commit: B must
 /// see A's outcome. Without the lock B answers at once from the old row.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(10)))
 struct CrossNodeLockTests {
     /// Two queues (two nodes) on one fresh database, with alice, bob and alice's room.
     final class TwoNodes: Sendable {

@@ -6,7 +6,7 @@ import ChorusTestSupport
 /// Server errors keep their SQLSTATE and land in the right store kind; transactions
 /// commit whole or leave nothing.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(10)))
 struct ErrorAndTransactionTests {
     /// A table with a unique name and a check, in a database of the test's own.
     static func accounts() throws -> PostgresConnection {

@@ -9,7 +9,7 @@ import ChorusTestSupport
 /// Event ids from the counter row: gapless and in commit order with several nodes writing
 /// at once, so a reader polling `WHERE id > last` never steps over an id that commits later.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(3)))
+       .timeLimit(.minutes(10)))
 struct EventCounterTests {
     struct Failed: Error {}
 

@@ -9,7 +9,7 @@ import ChorusTestSupport
 /// PostgreSQL's event feed: other nodes' rows with their audience and session controls,
 /// the doorbell, and a connection that comes back by itself.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(10)))
 struct EventFeedTests {
     /// Node a writes an event and a session control; node b's feed reads both as a wrote
     /// them, a's own feed reads neither back (unless asked for its own rows), and SYNC

@@ -9,7 +9,7 @@ import ChorusTestSupport
 /// What only PostgreSQL's executor meets: deadlocks between nodes, a server that goes
 /// away and comes back, a COMMIT whose answer is lost, a job that swallows a failed statement.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(3)))
+       .timeLimit(.minutes(10)))
 struct PostgresQueueFaultTests {
     /// Two nodes lock two accounts in opposite order; PostgreSQL ends one transaction with
     /// a deadlock (40P01), that batch runs again, and both jobs succeed with their changes

@@ -8,7 +8,7 @@ import ChorusTestSupport
 /// The schema made at open: safely by several nodes at once, refused when newer than the
 /// program, and a clear error when the database cannot be reached.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(10)))
 struct PostgresSchemaTests {
     /// Six nodes starting at once on an empty database: every one opens (without the
     /// advisory lock, concurrent CREATE TABLEs fail with duplicate type names), and the

@@ -4,7 +4,7 @@ import ChorusTestSupport
 
 /// Statements prepared once per session, as the store runs all of its own.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(10)))
 struct PreparedStatementTests {
     /// The same text with new values reuses the statement; a failing one is not kept;
     /// after the session ends and `reset()` connects again (the server forgot the

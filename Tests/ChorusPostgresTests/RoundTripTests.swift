@@ -6,7 +6,7 @@ import ChorusTestSupport
 
 /// Connecting and typed values, against the shared throwaway server.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(10)))
 struct RoundTripTests {
     @Test func typedValuesRoundTripIncludingNullAndUnicode() throws {
         let db = try PostgresConnection(try ThrowawayPostgres.sharedCluster().makeDatabase())

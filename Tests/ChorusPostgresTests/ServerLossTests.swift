@@ -6,7 +6,7 @@ import ChorusTestSupport
 /// A server that goes away under an open connection: reported as unavailable, never a
 /// crash, and a reset connects again once a server is there.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(10)))
 struct ServerLossTests {
     /// `pg_ctl stop -m fast` on a server of the test's own, mid-session.
     @Test func aStoppedServerIsUnavailable() throws {

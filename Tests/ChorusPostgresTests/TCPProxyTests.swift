@@ -10,7 +10,7 @@ import ChorusTestSupport
 /// breaks connections, `stall()` holds bytes until `resume()`, and `dropNotifications`
 /// takes NotificationResponse messages out of the server's stream and nothing else.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(2)))
+       .timeLimit(.minutes(10)))
 struct TCPProxyTests {
     /// `conninfo` (key=value) pointed at the proxy instead of the server.
     static func throughProxy(_ conninfo: String, _ proxy: TCPProxy) -> String {

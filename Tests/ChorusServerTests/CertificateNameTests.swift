@@ -6,7 +6,7 @@ import Testing
 
 /// The names in the self-made certificate, and what the client says when the name it
 /// dialled is not among a certificate's names.
-@Suite(.timeLimit(.minutes(3))) struct CertificateNameTests {
+@Suite(.timeLimit(.minutes(10))) struct CertificateNameTests {
     /// A name that reaches this machine over loopback but is not in a certificate made for
     /// localhost: the machine's host name, when it resolves (it does in this project's
     /// machines: /etc/hosts lists it).

@@ -7,7 +7,7 @@ import ChorusTestSupport
 /// The `chorus` client as people and scripts run it: the real binary against an in-process
 /// server, with its own HOME so the real known_hosts is never touched.
 /// A time limit turns a stuck subprocess into a failure instead of a stalled run.
-@Suite(.timeLimit(.minutes(3))) struct ClientProcessTests {
+@Suite(.timeLimit(.minutes(10))) struct ClientProcessTests {
     static let password = "correct horse battery staple"
 
     // MARK: One-shot commands

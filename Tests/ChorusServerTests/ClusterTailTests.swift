@@ -10,7 +10,7 @@ import Testing
 /// feed: every event reaches every node through the id-ordered tail, so members on both
 /// see one order, the order of the ids and of SYNC; closes reach the other node too.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(3)))
+       .timeLimit(.minutes(10)))
 struct ClusterTailTests {
     static func node(_ name: String, on conninfo: String) throws -> TestServer {
         try TestServer(configure: { $0.loops = 2 }, store: { _ in try PostgresQueue(conninfo: conninfo, node: name) },

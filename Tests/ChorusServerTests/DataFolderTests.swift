@@ -3,7 +3,7 @@ import Testing
 
 /// The data folder as chorusd keeps it: one server at a time, and files only their
 /// owner can read.
-@Suite(.timeLimit(.minutes(3))) struct DataFolderTests {
+@Suite(.timeLimit(.minutes(10))) struct DataFolderTests {
     static func mode(_ path: String) -> Int {
         var status = stat()
         guard stat(path, &status) == 0 else { return -1 }

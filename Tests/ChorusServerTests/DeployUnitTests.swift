@@ -3,7 +3,7 @@ import Testing
 
 /// deploy/chorusd.service: systemd accepts it, it has the hardening README.md promises,
 /// and its command line starts chorusd.
-@Suite(.timeLimit(.minutes(2))) struct DeployUnitTests {
+@Suite(.timeLimit(.minutes(10))) struct DeployUnitTests {
     static let unitPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("deploy/chorusd.service").path
 

@@ -6,7 +6,7 @@ import Testing
 
 /// What the process guarantees when it dies: nothing acknowledged is lost.
 /// A time limit turns a stuck subprocess into a failure instead of a stalled run.
-@Suite(.timeLimit(.minutes(3))) struct DurabilityTests {
+@Suite(.timeLimit(.minutes(10))) struct DurabilityTests {
     /// SIGKILL at random moments during a stream of writes, many times: after each restart
     /// every acknowledged message is there, the database passes integrity_check, and the
     /// server starts.

@@ -8,7 +8,7 @@ import Testing
 /// The tail's merge (`TailOrder`, `EventTail`) against a fake feed: this node's jobs and
 /// other nodes' rows come out in one id order, replies without events keep their place,
 /// and a node's own next job needs no read of the log.
-@Suite(.timeLimit(.minutes(1))) struct EventTailTests {
+@Suite(.timeLimit(.minutes(10))) struct EventTailTests {
     /// A log in memory, shared by "me" and other nodes.
     final class FakeFeed: EventFeed, @unchecked Sendable {
         struct Log {

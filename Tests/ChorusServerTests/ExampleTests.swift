@@ -5,7 +5,7 @@ import ChorusTestSupport
 
 /// The bots in examples/ run against a real server.
 /// A time limit turns a stuck subprocess into a failure instead of a stalled run.
-@Suite(.timeLimit(.minutes(3))) struct ExampleTests {
+@Suite(.timeLimit(.minutes(10))) struct ExampleTests {
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("examples")
 

@@ -6,7 +6,7 @@ import ChorusTestSupport
 
 /// chorusd's standard error as operators wire it: a pipe whose reader left, a pipe nobody
 /// reads, and the `key=value` lines it writes when a limit closes a session.
-@Suite(.timeLimit(.minutes(3))) struct LogProcessTests {
+@Suite(.timeLimit(.minutes(10))) struct LogProcessTests {
     static let password = "correct horse battery staple"
 
     /// A chorusd whose standard error is read as it comes (unlike `ProcessTests.Daemon`).

@@ -5,7 +5,7 @@ import Testing
 
 /// `chorus --user NAME` with no password file: at a terminal it asks, without echo;
 /// elsewhere it says what it needs, as before.
-@Suite(.timeLimit(.minutes(3))) struct PasswordPromptTests {
+@Suite(.timeLimit(.minutes(10))) struct PasswordPromptTests {
     static func echoIsOn(_ terminal: PseudoTerminal) -> Bool {
         var settings = termios()
         guard tcgetattr(terminal.follower.fileDescriptor, &settings) == 0 else { return false }

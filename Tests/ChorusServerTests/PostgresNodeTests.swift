@@ -8,7 +8,7 @@ import ChorusTestSupport
 /// PostgreSQL database, the node's name, `CHORUS_POSTGRES`, start-up failures with exit
 /// status 2 and no password shown, and `admin grant --postgres`.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
-       .timeLimit(.minutes(3)))
+       .timeLimit(.minutes(10)))
 struct PostgresNodeTests {
     static let password = "correct horse battery staple"
 

@@ -5,7 +5,7 @@ import ChorusTestSupport
 
 /// Why a `chorusd --postgres` cannot start, said in one line on standard error with exit
 /// status 2, never with the password in it; and the new flags' own checks.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(10)))
 struct PostgresStartupTests {
     static let secret = "Sup3r-s3cret-pw"
 

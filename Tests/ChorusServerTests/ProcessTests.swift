@@ -7,7 +7,7 @@ import ChorusTestSupport
 /// The `chorusd` executable as a user runs it: flags, the listening line, start-up
 /// errors with exit status 2, SIGTERM, the admin command and the default certificate.
 /// A time limit turns a stuck subprocess into a failure instead of a stalled run.
-@Suite(.timeLimit(.minutes(3))) struct ProcessTests {
+@Suite(.timeLimit(.minutes(10))) struct ProcessTests {
     /// The built chorusd sits next to the test bundle.
     static var chorusd: String { ChorusDaemon.chorusd }
 
