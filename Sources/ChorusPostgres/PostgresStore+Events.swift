@@ -60,7 +60,7 @@ extension PostgresStore {
         guard limit > 0 else { return [] }
         let newest = try lastEventID()
         guard newest > after else { return [] }
-        var page = PostgresEventPage(limit: limit)
+        var page = EventPage(limit: limit)
         let bounds: [PostgresValue] = [.int(user), .int(after), .int(newest), .int(Int64(limit))]
         page.add(try rows(Self.eventSelect + " WHERE e.user_id = $1 AND e.id > $2 AND e.id <= $3 ORDER BY e.id LIMIT $4",
                           bounds, map: Self.event))
@@ -96,29 +96,5 @@ extension PostgresStore {
             WITH taken AS (DELETE FROM pending_notices WHERE user_id = $1 RETURNING event)
             \(Self.eventSelect) JOIN taken ON taken.event = e.id ORDER BY e.id
             """, [.int(user)], map: Self.event)
-    }
-}
-
-/// The first `limit` events, by id, of several id-ordered sources; an event found in more
-/// than one is kept once.
-struct PostgresEventPage {
-    let limit: Int
-    private(set) var events: [StoredEvent] = []
-
-    init(limit: Int) { self.limit = limit }
-
-    /// The id past which no event can make the page any more: the last one once it is full.
-    var cutoff: Int64 { events.count >= limit ? events[events.count - 1].id : Int64.max }
-
-    mutating func add(_ source: [StoredEvent]) {
-        guard !source.isEmpty else { return }
-        let merged = (events + source).sorted { $0.id < $1.id }
-        var kept: [StoredEvent] = []
-        kept.reserveCapacity(min(merged.count, limit))
-        for event in merged where kept.last?.id != event.id {
-            kept.append(event)
-            if kept.count == limit { break }
-        }
-        events = kept
     }
 }

@@ -2,25 +2,13 @@ import ChorusCore
 import ChorusStore
 import Foundation
 
-extension NoticeKind {
-    /// The task columns holding when this notice is owed and whether it was sent: fixed
-    /// names, never a value.
-    var postgresColumns: (time: String, sent: String) {
-        switch self {
-        case .overdue: ("due_at", "overdue_sent")
-        case .reminder: ("remind_at", "remind_sent")
-        case .behind: ("behind_at", "behind_sent")
-        }
-    }
-}
-
 /// The scheduler's notices and STATS.
 extension PostgresStore {
     /// Claims the rows: a node whose scheduler runs at the same moment skips them, and one
     /// that reads after this commits sees them sent (READ COMMITTED re-checks a locked row),
     /// so each notice is stored once for the cluster.
     public func dueNotices(_ kind: NoticeKind, now: Int64) throws -> [Int64] {
-        let (time, sent) = kind.postgresColumns
+        let (time, sent) = kind.columns
         return try rows("""
             SELECT id FROM tasks WHERE NOT done AND NOT \(sent) AND \(time) IS NOT NULL AND \(time) <= $1 ORDER BY \(time), id
             FOR UPDATE SKIP LOCKED
@@ -28,7 +16,7 @@ extension PostgresStore {
     }
 
     public func markNoticeSent(_ kind: NoticeKind, task: Int64) throws {
-        try write("UPDATE tasks SET \(kind.postgresColumns.sent) = true WHERE id = $1", [.int(task)])
+        try write("UPDATE tasks SET \(kind.columns.sent) = true WHERE id = $1", [.int(task)])
     }
 
     public func nextNoticeTime() throws -> Int64? {

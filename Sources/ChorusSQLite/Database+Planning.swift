@@ -2,30 +2,19 @@ import ChorusCore
 import Foundation
 import ChorusStore
 
-extension NoticeKind {
-    /// The task columns holding when this notice is owed and whether it was sent.
-    var column: (time: String, sent: String) {
-        switch self {
-        case .overdue: ("due_at", "overdue_sent")
-        case .reminder: ("remind_at", "remind_sent")
-        case .behind: ("behind_at", "behind_sent")
-        }
-    }
-}
-
 /// The scheduler's notices, DMs, membership spans, SYNC and STATS.
 extension Database {
     // MARK: Notices
 
     /// Task ids whose notice of this kind is due at `now` (unix seconds) and not yet sent.
     public func dueNotices(_ kind: NoticeKind, now: Int64) throws -> [Int64] {
-        let (time, sent) = kind.column
+        let (time, sent) = kind.columns
         return try prepare("SELECT id FROM tasks WHERE done = 0 AND \(sent) = 0 AND \(time) IS NOT NULL AND \(time) <= ?1 ORDER BY \(time), id")
             .rows(.integer(now)) { $0.int(0) }
     }
 
     public func markNoticeSent(_ kind: NoticeKind, task: Int64) throws {
-        try prepare("UPDATE tasks SET \(kind.column.sent) = 1 WHERE id = ?1").run(.integer(task))
+        try prepare("UPDATE tasks SET \(kind.columns.sent) = 1 WHERE id = ?1").run(.integer(task))
     }
 
     /// The earliest moment (unix seconds) any open task is owed a notice.
@@ -148,31 +137,6 @@ extension Database {
             if timing.isOverdue(task) { stats[slot].overdue += 1 }
         }
         return stats
-    }
-}
-
-/// The first `limit` events, by id, of several id-ordered sources (an event may come from
-/// more than one: it is kept once).
-struct EventPage {
-    let limit: Int
-    private(set) var events: [StoredEvent] = []
-
-    init(limit: Int) { self.limit = limit }
-
-    /// The id past which no event can make the page any more: the last one once it is full.
-    var cutoff: Int64 { events.count >= limit ? events[events.count - 1].id : Int64.max }
-
-    mutating func add(_ source: [StoredEvent]) {
-        guard !source.isEmpty else { return }
-        var merged = events + source
-        merged.sort { $0.id < $1.id }
-        var kept: [StoredEvent] = []
-        kept.reserveCapacity(min(merged.count, limit))
-        for event in merged where kept.last?.id != event.id {
-            kept.append(event)
-            if kept.count == limit { break }
-        }
-        events = kept
     }
 }
 

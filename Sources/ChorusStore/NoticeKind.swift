@@ -3,4 +3,14 @@ public enum NoticeKind: String, Sendable, CaseIterable {
     case overdue
     case reminder
     case behind
+
+    /// The task columns holding when this notice is owed and whether it was sent, the same
+    /// in every engine's schema: fixed names an engine may put in its SQL, never a value.
+    public var columns: (time: String, sent: String) {
+        switch self {
+        case .overdue: ("due_at", "overdue_sent")
+        case .reminder: ("remind_at", "remind_sent")
+        case .behind: ("behind_at", "behind_sent")
+        }
+    }
 }
