@@ -8,6 +8,7 @@ struct Flags {
     enum Action {
         case serve(ServerConfiguration, StoreChoice)
         case admin(grant: Bool, name: String, store: StoreChoice)
+        case copyToPostgres(dataDirectory: String, store: StoreChoice)
         case help
         case version
     }
@@ -15,6 +16,9 @@ struct Flags {
     static let usage = """
         usage: chorusd [flags]
                chorusd admin grant|revoke NAME [--data DIR | --postgres URL]
+               chorusd copy-to-postgres [--data DIR] --postgres URL
+                 copies the whole SQLite store in DIR (stopped) into an empty
+                 PostgreSQL database, ids, passwords and tokens kept
 
           --host H                 address to bind (default 127.0.0.1)
           --port N                 TCP port, 0 picks a free one (default 7667)
@@ -61,6 +65,9 @@ struct Flags {
         var words = arguments[...]
         if words.first == "admin" {
             return try parseAdmin(words.dropFirst(), environment: environment)
+        }
+        if words.first == "copy-to-postgres" {
+            return try parseCopy(words.dropFirst(), environment: environment)
         }
         var configuration = ServerConfiguration()
         var exempt: [AddressRange]?
@@ -144,7 +151,7 @@ struct Flags {
 
     /// A connection string is checked by libpq when it connects; only an empty one is
     /// refused here, as it would silently mean libpq's defaults.
-    private static func conninfo(_ value: String) throws(Failure) -> String {
+    static func conninfo(_ value: String) throws(Failure) -> String {
         guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw Failure(message: "--postgres needs a connection string like postgresql://chorus@db.example/chorus "
                 + "(postgresql:// alone takes everything from the PG* variables)")
@@ -152,7 +159,7 @@ struct Flags {
         return value
     }
 
-    private static func split(_ word: String, _ rest: inout ArraySlice<String>) throws(Failure) -> (String, String) {
+    static func split(_ word: String, _ rest: inout ArraySlice<String>) throws(Failure) -> (String, String) {
         guard word.hasPrefix("--") else { throw Failure(message: "unexpected argument \(word) (see chorusd --help)") }
         let name = word.split(separator: "=", maxSplits: 1).first.map(String.init) ?? word
         guard valueFlags.contains(name) else { throw Failure(message: "unknown flag \(name) (see chorusd --help)") }

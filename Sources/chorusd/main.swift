@@ -52,6 +52,9 @@ case .version:
 case .admin(let grant, let name, let store):
     AdminCommand.run(grant: grant, name: name, store: store)
     LogWriter.standardError.flush(timeout: 2)
+case .copyToPostgres(let dataDirectory, let store):
+    CopyToPostgres.run(dataDirectory: dataDirectory, store: store)
+    exitAfterFlushing(0)
 case .serve(let configuration, let store):
     serve(configuration, store: store)
 }

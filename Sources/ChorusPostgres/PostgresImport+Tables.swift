@@ -1,0 +1,100 @@
+/// One table `chorusd copy-to-postgres` copies: its name (the same in both schemas) and
+/// each column as SQLite names it and as PostgreSQL does (`user` is reserved there, so
+/// `user_id`), with what kind of value it holds.
+public struct ImportedTable: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// INTEGER in SQLite, bigint or integer here.
+        case integer
+        /// SQLite's 0/1 INTEGER, boolean here.
+        case flag
+        case text
+        case real
+    }
+
+    public struct Column: Sendable, Equatable {
+        public let sqlite: String
+        public let postgres: String
+        public let kind: Kind
+        /// A reference to a row of the same table, which may come later in id order (a
+        /// task's `next_task`): inserted as NULL and set once every row is in.
+        public let selfReference: Bool
+
+        init(_ sqlite: String, _ kind: Kind, postgres: String? = nil, selfReference: Bool = false) {
+            self.sqlite = sqlite
+            self.postgres = postgres ?? sqlite
+            self.kind = kind
+            self.selfReference = selfReference
+        }
+    }
+
+    public let name: String
+    public let columns: [Column]
+    /// Its `id` is an identity here, to be set above the copied ids (and SQLite's floor).
+    public let hasIdentity: Bool
+
+    init(_ name: String, identity: Bool, _ columns: [Column]) {
+        self.name = name
+        self.columns = columns
+        hasIdentity = identity
+    }
+}
+
+extension PostgresImport {
+    /// Every table SQLite's migrations make (`Migrations.all`, up to 9), in an order
+    /// where each row's references to other tables are already in. What SQLite has that
+    /// is not here: `sqlite_sequence`, read for the id floors. What PostgreSQL has that
+    /// SQLite never had: `event_counter` (set from the log), the events' tail columns
+    /// (`audience` filled from the membership spans), and the nodes' shared tables.
+    public static let tables: [ImportedTable] = [
+        ImportedTable("users", identity: true, [
+            .init("id", .integer), .init("name", .text), .init("password", .text), .init("admin", .flag),
+            .init("disabled", .flag), .init("created", .text),
+        ]),
+        ImportedTable("rooms", identity: true, [.init("id", .integer), .init("name", .text), .init("created", .text)]),
+        ImportedTable("members", identity: false, [
+            .init("room", .integer), .init("user", .integer, postgres: "user_id"), .init("role", .text), .init("joined", .text),
+        ]),
+        ImportedTable("invites", identity: false, [
+            .init("code", .text), .init("room", .integer), .init("created_by", .integer), .init("uses_left", .integer),
+            .init("expires", .text), .init("created", .text),
+        ]),
+        ImportedTable("tasks", identity: true, [
+            .init("id", .integer), .init("room", .integer), .init("owner", .integer), .init("title", .text),
+            .init("notes", .text), .init("done", .flag), .init("progress", .integer), .init("assignee", .integer),
+            .init("creator", .integer), .init("due", .text), .init("start", .text), .init("estimate", .real),
+            .init("points", .integer), .init("parent", .integer, selfReference: true), .init("repeat", .text),
+            .init("rotate", .text), .init("remind", .text), .init("created", .text), .init("done_at", .text),
+            .init("done_by", .integer), .init("due_at", .integer), .init("remind_at", .integer),
+            .init("behind_at", .integer), .init("overdue_sent", .flag), .init("remind_sent", .flag),
+            .init("behind_sent", .flag), .init("reopen_progress", .integer),
+            .init("next_task", .integer, selfReference: true), .init("repeat_day", .integer),
+        ]),
+        ImportedTable("messages", identity: true, [
+            .init("id", .integer), .init("room", .integer), .init("sender", .integer), .init("text", .text), .init("at", .text),
+        ]),
+        ImportedTable("comments", identity: true, [
+            .init("id", .integer), .init("task", .integer), .init("sender", .integer), .init("text", .text), .init("at", .text),
+        ]),
+        ImportedTable("dms", identity: true, [
+            .init("id", .integer), .init("sender", .integer), .init("recipient", .integer), .init("text", .text),
+            .init("at", .text),
+        ]),
+        ImportedTable("tokens", identity: true, [
+            .init("id", .integer), .init("user", .integer, postgres: "user_id"), .init("label", .text),
+            .init("digest", .text), .init("created", .text), .init("last_used", .text),
+        ]),
+        // Ids from event_counter here, not an identity (EventCounter.swift).
+        ImportedTable("events", identity: false, [
+            .init("id", .integer), .init("room", .integer), .init("user", .integer, postgres: "user_id"),
+            .init("peer", .integer), .init("name", .text), .init("by", .text), .init("at", .text),
+            .init("payload", .text), .init("text", .text),
+        ]),
+        ImportedTable("memberships", identity: false, [
+            .init("room", .integer), .init("user", .integer, postgres: "user_id"), .init("first_event", .integer),
+            .init("last_event", .integer),
+        ]),
+        ImportedTable("pending_notices", identity: false, [
+            .init("user", .integer, postgres: "user_id"), .init("event", .integer),
+        ]),
+    ]
+}
