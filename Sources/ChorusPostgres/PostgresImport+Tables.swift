@@ -44,7 +44,7 @@ extension PostgresImport {
     /// where each row's references to other tables are already in. What SQLite has that
     /// is not here: `sqlite_sequence`, read for the id floors. What PostgreSQL has that
     /// SQLite never had: `event_counter` (set from the log), the events' tail columns
-    /// (`audience` filled from the membership spans), and the nodes' shared tables.
+    /// (`audience`, from the membership spans), and the nodes' shared tables.
     public static let tables: [ImportedTable] = [
         ImportedTable("users", identity: true, [
             .init("id", .integer), .init("name", .text), .init("password", .text), .init("admin", .flag),
@@ -83,15 +83,16 @@ extension PostgresImport {
             .init("id", .integer), .init("user", .integer, postgres: "user_id"), .init("label", .text),
             .init("digest", .text), .init("created", .text), .init("last_used", .text),
         ]),
+        // Before the events: their audience comes from the spans (ImportAudience).
+        ImportedTable("memberships", identity: false, [
+            .init("room", .integer), .init("user", .integer, postgres: "user_id"), .init("first_event", .integer),
+            .init("last_event", .integer),
+        ]),
         // Ids from event_counter here, not an identity (EventCounter.swift).
         ImportedTable("events", identity: false, [
             .init("id", .integer), .init("room", .integer), .init("user", .integer, postgres: "user_id"),
             .init("peer", .integer), .init("name", .text), .init("by", .text), .init("at", .text),
             .init("payload", .text), .init("text", .text),
-        ]),
-        ImportedTable("memberships", identity: false, [
-            .init("room", .integer), .init("user", .integer, postgres: "user_id"), .init("first_event", .integer),
-            .init("last_event", .integer),
         ]),
         ImportedTable("pending_notices", identity: false, [
             .init("user", .integer, postgres: "user_id"), .init("event", .integer),

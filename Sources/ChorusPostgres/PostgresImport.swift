@@ -23,7 +23,7 @@ public final class PostgresImport {
 
     /// The name this program's sessions carry (`pg_stat_activity`).
     static let applicationName = "chorusd copy-to-postgres"
-    /// Most rows one INSERT carries; fewer for a wide table, within libpq's 65,535 parameters.
+    /// Most rows one UPDATE of held-back references carries.
     static let rowsPerStatement = 1000
 
     let connection: PostgresConnection
@@ -31,6 +31,7 @@ public final class PostgresImport {
     /// the row's id, then the held values in column order.
     private var heldBack: [String: [[PostgresValue]]] = [:]
     private var open = false
+    private var audience = ImportAudience()
 
     /// Connects; a failure is a `StoreError` (`unavailable` with libpq's reason).
     public init(conninfo: String) throws {
@@ -57,40 +58,39 @@ public final class PostgresImport {
         }
     }
 
-    /// Inserts `rows` (values in `table.columns` order) with multi-row INSERTs.
+    /// Copies `rows` (values in `table.columns` order) in with one COPY. The membership
+    /// spans must come before the events, whose audience is worked out from them.
     public func insert(_ table: ImportedTable, rows: [[PostgresValue]]) throws {
         let held = table.columns.indices.filter { table.columns[$0].selfReference }
-        let id = table.columns.firstIndex { $0.postgres == "id" }
+        let column = { (name: String) in table.columns.firstIndex { $0.postgres == name } }
         var rows = rows
-        if !held.isEmpty, let id {
+        var columns = table.columns.map(\.postgres)
+        if !held.isEmpty, let id = column("id") {
             for index in rows.indices where held.contains(where: { rows[index][$0] != .null }) {
                 heldBack[table.name, default: []].append([rows[index][id]] + held.map { rows[index][$0] })
                 for column in held { rows[index][column] = .null }
             }
         }
-        let perStatement = max(1, min(Self.rowsPerStatement, 60_000 / table.columns.count))
-        let casts = table.columns.map { Self.cast($0.kind) }
-        let columns = table.columns.map { "\"\($0.postgres)\"" }.joined(separator: ", ")
-        try failing("copying \(table.name)") {
-            var start = 0
-            while start < rows.count {
-                let chunk = rows[start..<min(rows.count, start + perStatement)]
-                let sql = "INSERT INTO \(table.name) (\(columns)) VALUES " + Self.placeholders(rows: chunk.count, casts: casts)
-                let values = Array(chunk.joined())
-                // A full chunk's text repeats: the server plans it once.
-                if chunk.count == perStatement {
-                    try connection.queryPrepared(sql, values)
-                } else {
-                    try connection.execute(sql, values)
-                }
-                start += chunk.count
+        if table.name == "memberships" {
+            for row in rows { audience.addSpan(row) }
+        }
+        if table.name == "events", let id = column("id"), let room = column("room"), let user = column("user_id"),
+           let peer = column("peer") {
+            for index in rows.indices {
+                guard case .int(let event) = rows[index][id] else { continue }
+                rows[index].append(audience.audience(id: event, room: rows[index][room], user: rows[index][user],
+                                                     peer: rows[index][peer]))
             }
+            columns.append("audience")
+        }
+        try failing("copying \(table.name)") {
+            try connection.copyIn(table.name, columns: columns, rows: rows)
         }
     }
 
     /// Sets the held-back references, the identities (above every copied id and
     /// `floors`, SQLite's `sqlite_sequence`: ids of deleted rows stay used), the event
-    /// counter and the events' audience; then commits.
+    /// counter; then commits.
     public func finish(floors: [String: Int64]) throws -> Outcome {
         try failing("finishing the copy") {
             for table in Self.tables {
@@ -108,7 +108,6 @@ public final class PostgresImport {
             }
             let last = max(try largestID("events"), floors["events"] ?? 0)
             try connection.execute("UPDATE event_counter SET last = $1", [.int(last)])
-            try connection.execute(Self.fillAudience)
             try connection.execute("COMMIT")
             open = false
             heldBack = [:]
@@ -171,22 +170,6 @@ public final class PostgresImport {
         }
     }
 
-    /// The accounts each copied event goes to, as a node stores it when it writes one
-    /// (the tail delivers from it): what SYNC returns it to. A personal event's account
-    /// and a DM's sender (`peer`); a room event's members whose span covers it.
-    static let fillAudience = """
-        UPDATE events e SET audience = a.users
-          FROM (SELECT id, array_agg(DISTINCT account ORDER BY account) AS users
-                  FROM (SELECT id, user_id AS account FROM events WHERE user_id IS NOT NULL
-                        UNION ALL SELECT id, peer FROM events WHERE peer IS NOT NULL
-                        UNION ALL SELECT r.id, m.user_id FROM events r
-                          JOIN memberships m ON m.room = r.room AND r.id >= m.first_event
-                                            AND (m.last_event IS NULL OR r.id <= m.last_event)
-                         WHERE r.user_id IS NULL AND r.room IS NOT NULL) AS each_one
-                 GROUP BY id) AS a
-         WHERE e.id = a.id
-        """
-
     /// `($1::bigint, $2::text), ($3::bigint, $4::text)`, for `rows` rows.
     static func placeholders(rows: Int, casts: [String]) -> String {
         var text = ""
@@ -203,16 +186,8 @@ public final class PostgresImport {
         return text
     }
 
-    static func cast(_ kind: ImportedTable.Kind) -> String {
-        switch kind {
-        case .integer: "bigint"
-        case .flag: "boolean"
-        case .text: "text"
-        case .real: "double precision"
-        }
-    }
-
     /// Runs `body`, a `PostgresError` becoming a `StoreError` that says what was done.
+    @discardableResult
     private func failing<T>(_ doing: String, _ body: () throws -> T) throws -> T {
         do {
             return try body()
