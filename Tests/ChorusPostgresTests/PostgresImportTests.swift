@@ -82,4 +82,25 @@ struct PostgresImportTests {
         copy.close()
         #expect(try db.query("SELECT count(*) FROM rooms").firstRow().int64(0) == 1)
     }
+
+    /// A failure half way (here a name twice) rolls everything back: the database is left
+    /// empty with its schema, and the next run goes through.
+    @Test func aFailedCopyLeavesTheDatabaseEmptyForARerun() throws {
+        let conninfo = try ThrowawayPostgres.sharedCluster().makeDatabase()
+        let at = PostgresValue.text("2026-01-01T00:00:00Z")
+        let first = try PostgresImport(conninfo: conninfo)
+        try first.begin()
+        try first.insert(Self.table("users"), rows: [[1, "ann", "x", false, false, at]])
+        try first.insert(Self.table("rooms"), rows: [[1, "Flat", at]])
+        #expect(throws: StoreError.self) { try first.insert(Self.table("users"), rows: [[2, "ann", "x", false, false, at]]) }
+        first.close()
+        let db = try PostgresConnection(conninfo)
+        #expect(try db.query("SELECT (SELECT count(*) FROM users) + (SELECT count(*) FROM rooms)").firstRow().int64(0) == 0)
+        let again = try PostgresImport(conninfo: conninfo)
+        try again.begin()
+        try again.insert(Self.table("users"), rows: [[1, "ann", "x", false, false, at]])
+        _ = try again.finish(floors: [:])
+        again.close()
+        #expect(try db.query("SELECT count(*) FROM users").firstRow().int64(0) == 1)
+    }
 }
