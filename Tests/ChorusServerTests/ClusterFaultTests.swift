@@ -129,8 +129,10 @@ struct ClusterFaultTests {
 
     /// PostgreSQL crashes (`pg_ctl stop -m immediate`) under two nodes' floods and starts
     /// again: meanwhile commands get 503 and sessions stay; after, every acknowledged line
-    /// is stored once, no outcome was left unknown, and the listeners on both nodes got the
-    /// whole log in order. A server of the test's own, so no other test is disturbed.
+    /// is stored once, and the listeners on both nodes got the whole log in order, lines
+    /// whose COMMIT's answer was lost included (settled, or read back by the tail when the
+    /// server was back too late to settle). A server of the test's own, so no other test
+    /// is disturbed.
     @Test func aPostgreSQLCrashUnderAFloodLosesNothingAcknowledged() throws {
         let server = try ThrowawayPostgres()
         let cluster = try NodeCluster(database: try server.makeDatabase(), names: ["a", "b"])
@@ -163,7 +165,6 @@ struct ClusterFaultTests {
         try Self.expectCaughtUp(dan, with: log.filter { $0["by"] as? String != "dan" })
         for node in cluster.nodes {
             #expect(node.isRunning)
-            #expect(!node.stderr.text.contains("is unknown"), "\(node.name): \(node.stderr.text)")
         }
         for device in [ann, ben, cat, dan] { #expect(try device.client.json("PING")["type"] as? String == "ok") }
     }
