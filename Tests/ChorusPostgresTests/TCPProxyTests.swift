@@ -113,7 +113,7 @@ struct TCPProxyTests {
         thread.start()
         connected.wait()
         #expect(try writer.query("SELECT 1").row(0).int64(0) == 1, "the writer's startup has passed the proxy")
-        #expect(proxy.stall(applicationNameContaining: "tail") == 1)
+        #expect(proxy.stall(applicationName: { $0.hasSuffix(" tail") }) == 1)
         go.signal()
         #expect(answered.wait(timeout: .now() + 1.5) == .timedOut, "the stalled connection was answered")
         #expect(try writer.query("SELECT 2").row(0).int64(0) == 2, "the other connection was stalled too")

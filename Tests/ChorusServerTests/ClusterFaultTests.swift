@@ -5,8 +5,8 @@ import Glibc
 import Testing
 
 /// CLUSTER.md's list, the faults, through real `chorusd --postgres` nodes over TLS: a node
-/// SIGKILLed (4) or SIGSTOPped (5) while it holds the event counter, a node's LISTEN
-/// connection stalled (5), PostgreSQL crashing and coming back under a flood (6), and a
+/// SIGKILLed (4) or SIGSTOPped (5) while it holds the event counter, a node's writer or
+/// LISTEN connection stalled (5), PostgreSQL crashing and coming back under a flood (6), and a
 /// statement timeout (15). After each: every acknowledged line is stored once, the ids
 /// are gapless, and every listening member got the log in id order.
 @Suite(.enabled(if: ThrowawayPostgres.canRun, ThrowawayPostgres.skipReason),
@@ -100,6 +100,53 @@ struct ClusterFaultTests {
         try Self.expectCaughtUp(cat, with: log)
     }
 
+    /// Node a's writer connection hangs mid-transaction with the counter held (its proxy
+    /// stops passing bytes, sockets open): ben's line on node b waits only until PostgreSQL
+    /// ends a's idle transaction. Once bytes flow again node a finds its session gone,
+    /// answers that batch 503, reconnects, and cat on a catches up with everything.
+    @Test func aHungWriterConnectionHoldsUpTheOthersOnlyUntilTheTimeout() throws {
+        let postgres = try ThrowawayPostgres.sharedCluster()
+        let database = try postgres.makeDatabase()
+        let proxy = try TCPProxy(port: postgres.port)
+        defer { proxy.stop() }
+        let cluster = try NodeCluster(database: database, names: ["a", "b"], postgres: { name in
+            name == "a" ? database.replacingOccurrences(of: "port=\(postgres.port)", with: "port=\(proxy.port)") : ""
+        })
+        let ann = try cluster.device("ann", on: "a")
+        let cat = try cluster.device("cat", on: "a")
+        let ben = try cluster.device("ben", on: "b")
+        let room = try Self.room(of: ann, with: [cat, ben])
+        let flood = SayFlood(ann, room: room, label: "ann", chunk: 8, pause: 0)
+        flood.start()
+        let deadline = Date().addingTimeInterval(20)
+        while flood.count < 16 && Date() < deadline { usleep(2_000) }
+        var held = false
+        for _ in 0..<400 where !held {
+            #expect(proxy.stall(applicationName: { $0 == "chorusd a" }) == 1, "node a's writer goes through the proxy")
+            held = try cluster.holdsCounter("a")
+            if !held {
+                proxy.resume()
+                usleep(3_000)
+            }
+        }
+        #expect(held, "node a's writer was never caught holding the counter")
+
+        let reply = try Device.decode(try ben.client.call("SAY \(room) while a hangs", timeout: 30).last ?? "")
+        #expect(reply["type"] as? String == "ok", "\(reply)")
+        #expect(!(try cluster.holdsCounter("a")), "node a's transaction outlived the timeout")
+        proxy.resume()
+        let results = flood.wait()
+        #expect(results.allSatisfy { $0.code == 200 || $0.code == 503 }, "\(results.map(\.code))")
+        var back: Int?
+        for attempt in 0..<20 where back != 200 {
+            back = try ann.code("SAY \(room) back \(attempt)")
+            if back != 200 { usleep(100_000) }
+        }
+        #expect(back == 200, "node a did not come back")
+        let log = try Self.checkLog(cluster, reader: ben, acknowledged: flood.acknowledged + ["while a hangs"])
+        try Self.expectCaughtUp(cat, with: log)
+    }
+
     /// Node a's LISTEN connection hangs (its proxy stops passing bytes, sockets open): b
     /// and c go on, their lines reach each other; once it flows again, ann on a gets them
     /// all, in order.
@@ -115,7 +162,7 @@ struct ClusterFaultTests {
         let ann = try cluster.device("ann", on: "a")
         let dan = try cluster.device("dan", on: "c")
         let room = try Self.room(of: ben, with: [ann, dan])
-        #expect(proxy.stall(applicationNameContaining: "tail") == 1, "node a's feed goes through the proxy")
+        #expect(proxy.stall(applicationName: { $0.hasSuffix(" tail") }) == 1, "node a's feed goes through the proxy")
         for line in 0..<10 {
             try ben.ok("SAY \(room) line \(line)")
             #expect(messageText(try dan.event(timeout: 20)) == "line \(line)")

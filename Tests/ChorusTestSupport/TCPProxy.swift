@@ -6,8 +6,8 @@ import Synchronization
 /// for faults a test steers while clients stay connected through it:
 /// - `cut()` closes every connection it carries, both sides; new ones are taken as before;
 /// - `stall()` stops passing bytes either way, sockets kept open, until `resume()`;
-///   `stall(applicationNameContaining:)` only on the connections whose client named itself
-///   so (libpq's `application_name`: one node's event feed, not its writer);
+///   `stall(applicationName:)` only on the connections whose client's name matches
+///   (libpq's `application_name`: one node's event feed, or its writer);
 /// - `dropNotifications(true)` drops the server's NotificationResponse messages, so a
 ///   `LISTEN`er hears nothing while the rest of its traffic flows.
 ///
@@ -39,10 +39,10 @@ public final class TCPProxy: Sendable {
     /// Stops passing bytes in both directions; returns once no connection will pass any more.
     public func stall() { core.stall() }
 
-    /// Stops passing bytes on the connections open now whose `application_name` contains
-    /// `fragment`; returns how many, once none of them will pass any more.
+    /// Stops passing bytes on the connections open now whose `application_name` matches;
+    /// returns how many, once none of them will pass any more.
     @discardableResult
-    public func stall(applicationNameContaining fragment: String) -> Int { core.stall(containing: fragment) }
+    public func stall(applicationName matches: (String) -> Bool) -> Int { core.stall(matching: matches) }
 
     /// Passes bytes again after `stall()` (either kind).
     public func resume() { core.resume() }
@@ -115,9 +115,9 @@ private final class ProxyCore: @unchecked Sendable {
         }
     }
 
-    func stall(containing fragment: String) -> Int {
+    func stall(matching matches: (String) -> Bool) -> Int {
         state.locked {
-            let chosen = links.values.filter { $0.applicationName?.contains(fragment) == true }
+            let chosen = links.values.filter { $0.applicationName.map(matches) == true }
             for link in chosen {
                 link.stalled = true
                 link.wake()
