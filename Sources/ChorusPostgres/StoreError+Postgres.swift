@@ -19,6 +19,10 @@ extension StoreError {
         case "57P01", "57P02", "57P03": return .unavailable
         // out_of_memory, too_many_connections: the server is short of room now, not full.
         case "53200", "53300": return .unavailable
+        // query_canceled (statement_timeout, a cancel), lock_not_available (lock_timeout),
+        // idle_in_transaction_session_timeout: the statement waited too long and was
+        // rolled back; nothing is wrong with it, so later may work.
+        case "57014", "55P03", "25P03": return .unavailable
         default: break
         }
         switch sqlState.prefix(2) {

@@ -3,7 +3,7 @@ import ChorusStore
 import Testing
 
 /// The SQLSTATE → store kind table, without a server: each row is a rule the server's
-/// replies depend on (409 for a taken name, 507 for a full disk, 503 while it is down).
+/// replies depend on (409 for a taken name, 503 for a full disk, while it is down or a statement timed out).
 @Suite struct SQLStateKindTests {
     @Test(arguments: [
         ("23505", StoreError.Kind.duplicate),  // unique_violation
@@ -17,6 +17,9 @@ import Testing
         ("57P02", .unavailable),  // crash_shutdown
         ("57P03", .unavailable),  // cannot_connect_now
         ("53300", .unavailable),  // too_many_connections
+        ("57014", .unavailable),  // query_canceled: statement_timeout
+        ("55P03", .unavailable),  // lock_not_available: lock_timeout
+        ("25P03", .unavailable),  // idle_in_transaction_session_timeout
         ("42601", .failed),  // syntax_error
         ("42P01", .failed),  // undefined_table
         ("40P01", .failed),  // deadlock_detected: the batch's rerun decides, by SQLSTATE

@@ -93,6 +93,35 @@ struct TCPProxyTests {
         #expect(try answer.withLock { $0 }?.get() == 42)
     }
 
+    /// A stall by application name holds only the connections named so: the other one
+    /// still answers, and the held query is answered after resume.
+    @Test func aStallByNameHoldsOnlyThatConnection() throws {
+        let (proxy, _, proxied) = try Self.proxyAndDatabase()
+        let writer = try PostgresConnection(proxied, applicationName: "chorusd n1")
+        let connected = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0), answered = DispatchSemaphore(value: 0)
+        let answer = Locked<Int64?>(nil)
+        let thread = Thread {
+            guard let feed = try? PostgresConnection(proxied, applicationName: "chorusd n1 tail") else {
+                connected.signal()
+                return
+            }
+            connected.signal()
+            go.wait()
+            answer.withLock { $0 = try? feed.query("SELECT 7").row(0).int64(0) }
+            answered.signal()
+        }
+        thread.start()
+        connected.wait()
+        #expect(try writer.query("SELECT 1").row(0).int64(0) == 1, "the writer's startup has passed the proxy")
+        #expect(proxy.stall(applicationName: { $0.hasSuffix(" tail") }) == 1)
+        go.signal()
+        #expect(answered.wait(timeout: .now() + 1.5) == .timedOut, "the stalled connection was answered")
+        #expect(try writer.query("SELECT 2").row(0).int64(0) == 2, "the other connection was stalled too")
+        proxy.resume()
+        #expect(answered.wait(timeout: .now() + 20) == .success)
+        #expect(answer.withLock { $0 } == 7)
+    }
+
     /// While notifications are dropped a LISTENer hears none of them (its queries still
     /// work); once turned off it hears the next. With and without libpq's SSLRequest
     /// first (answered by one bare byte), so the stream is followed either way.

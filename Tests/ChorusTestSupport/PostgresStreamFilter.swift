@@ -1,5 +1,6 @@
 /// Follows one PostgreSQL connection's two byte streams as a proxy passes them on, so the
-/// proxy can drop whole messages from the server (NotificationResponse, `A`).
+/// proxy can drop whole messages from the server (NotificationResponse, `A`) and tell
+/// which connection is which (the StartupMessage's `application_name`).
 ///
 /// The client starts with packets that have no type byte (length, then a code):
 /// SSLRequest and GSSENCRequest are answered by the server with one bare byte (`S`/`G`
@@ -13,6 +14,8 @@ struct PostgresStreamFilter {
     /// Bytes of the client's startup packets not yet complete.
     private var startup: [UInt8] = []
     private var clientTyped = false
+    /// The `application_name` the client's StartupMessage gave, once it has passed.
+    private(set) var applicationName: String?
     /// Bare answers the server owes to SSL/GSS requests, in order.
     private var bareAnswersOwed = 0
     /// Encrypted, or bytes that did not parse: passed on untouched from then on.
@@ -35,11 +38,13 @@ struct PostgresStreamFilter {
             }
             guard startup.count >= length else { return }
             let code = Self.int32(startup, at: 4)
+            let packet = Array(startup.prefix(length))
             startup.removeFirst(length)
             if code == Self.sslRequest || code == Self.gssRequest {
                 bareAnswersOwed += 1
             } else {
                 // The StartupMessage (or a CancelRequest, which ends the connection).
+                applicationName = Self.parameter("application_name", inStartup: packet)
                 clientTyped = true
                 startup = []
                 return
@@ -93,6 +98,19 @@ struct PostgresStreamFilter {
             header = []
         }
         return kept
+    }
+
+    /// A parameter of a StartupMessage: after the length and the protocol version come
+    /// NUL-terminated names and values, ended by an empty name.
+    private static func parameter(_ name: String, inStartup packet: [UInt8]) -> String? {
+        let fields = packet.dropFirst(8).split(separator: 0, omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
+        var index = 0
+        while index + 1 < fields.count, !fields[index].isEmpty {
+            if fields[index] == name { return fields[index + 1] }
+            index += 2
+        }
+        return nil
     }
 
     private static func int32(_ bytes: [UInt8], at offset: Int) -> UInt32 {

@@ -6,6 +6,8 @@ import Synchronization
 /// for faults a test steers while clients stay connected through it:
 /// - `cut()` closes every connection it carries, both sides; new ones are taken as before;
 /// - `stall()` stops passing bytes either way, sockets kept open, until `resume()`;
+///   `stall(applicationName:)` only on the connections whose client's name matches
+///   (libpq's `application_name`: one node's event feed, or its writer);
 /// - `dropNotifications(true)` drops the server's NotificationResponse messages, so a
 ///   `LISTEN`er hears nothing while the rest of its traffic flows.
 ///
@@ -37,7 +39,12 @@ public final class TCPProxy: Sendable {
     /// Stops passing bytes in both directions; returns once no connection will pass any more.
     public func stall() { core.stall() }
 
-    /// Passes bytes again after `stall()`.
+    /// Stops passing bytes on the connections open now whose `application_name` matches;
+    /// returns how many, once none of them will pass any more.
+    @discardableResult
+    public func stall(applicationName matches: (String) -> Bool) -> Int { core.stall(matching: matches) }
+
+    /// Passes bytes again after `stall()` (either kind).
     public func resume() { core.resume() }
 
     /// Whether NotificationResponse messages from the server are dropped: from the next
@@ -108,9 +115,22 @@ private final class ProxyCore: @unchecked Sendable {
         }
     }
 
+    func stall(matching matches: (String) -> Bool) -> Int {
+        state.locked {
+            let chosen = links.values.filter { $0.applicationName.map(matches) == true }
+            for link in chosen {
+                link.stalled = true
+                link.wake()
+            }
+            while chosen.contains(where: { !$0.parked && !$0.isCut }) { state.wait() }
+            return chosen.count
+        }
+    }
+
     func resume() {
         state.locked {
             stalled = false
+            for link in links.values { link.stalled = false }
             state.broadcast()
         }
     }
@@ -167,6 +187,7 @@ private final class ProxyCore: @unchecked Sendable {
     /// Passes bytes between the two sides of `link` until either side closes or it is cut.
     private func pass(_ link: ProxyLink) {
         var filter = PostgresStreamFilter()
+        var named = false
         var toServer: [UInt8] = []
         var toClient: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
@@ -175,7 +196,7 @@ private final class ProxyCore: @unchecked Sendable {
         }
         loop: while true {
             let go: Bool = state.locked {
-                while stalled && !link.isCut {
+                while (stalled || link.stalled) && !link.isCut {
                     link.parked = true
                     state.broadcast()
                     state.wait()
@@ -211,6 +232,10 @@ private final class ProxyCore: @unchecked Sendable {
                     guard count > 0 else { break loop }
                     if side == 0 {
                         filter.fromClient(chunk[0..<count])
+                        if !named, let name = filter.applicationName {
+                            named = true
+                            state.locked { link.applicationName = name }
+                        }
                         toServer += chunk[0..<count]
                     } else {
                         toClient += filter.fromServer(chunk[0..<count], drop: isNotification)
@@ -307,6 +332,8 @@ private final class ProxyLink: @unchecked Sendable {
     private let wakeWrite: Int32
     /// Guarded by the proxy's lock.
     var parked = false
+    var stalled = false
+    var applicationName: String?
     private(set) var isCut = false
     private var closed = false
 
