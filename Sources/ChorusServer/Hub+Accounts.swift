@@ -1,5 +1,6 @@
 import ChorusCore
 import ChorusCrypto
+import ChorusNet
 import ChorusStore
 
 /// REGISTER, LOGIN, WHOAMI, PASSWORD: the session side of accounts.
@@ -24,15 +25,17 @@ extension Hub {
     /// failures answer 429 (`FailedLoginCounts`).
     func login(name: String, password: String, session: Session, tag: String?) {
         let address = session.connection.peerHost
-        runOffLoop(session, tag: tag) { [accounts, database, clock] done in
+        let hub = bound
+        runOffLoop(session, tag: tag) { [accounts, database, clock, state] done in
             accounts.login(name: name, password: password, from: address) { result in
                 guard case .success(let account) = result else {
                     return done(result.map { LoginOutcome(account: $0, summary: "", notices: []) })
                 }
                 // What waits for this person: a summary, and notices kept while they were away.
-                database.submit({ db in
-                    (try LoginSummary.text(for: account.id, db: db, now: clock.now()), try db.takePendingNotices(user: account.id))
-                }) { extra in
+                Self.startLiveStream(database: database, state: state, hub: hub) { db, start in
+                    (try LoginSummary.text(for: account.id, db: db, now: clock.now()),
+                     try db.takePendingNotices(user: account.id, upTo: start))
+                } then: { extra in
                     let (summary, notices) = (try? extra.get()) ?? ("", [])
                     done(.success(LoginOutcome(account: account, summary: summary, notices: notices)))
                 }
@@ -49,14 +52,15 @@ extension Hub {
     /// is looked up; a disabled account's tokens are refused like unknown ones.
     func authenticate(token: String, session: Session, tag: String?) {
         let digest = Digest.sha256Hex(token)
-        runOffLoop(session, tag: tag) { [database, clock] done in
-            database.submit({ db -> (LoginOutcome, Int64) in
+        let hub = bound
+        runOffLoop(session, tag: tag) { [database, clock, state] done in
+            Self.startLiveStream(database: database, state: state, hub: hub) { db, start -> (LoginOutcome, Int64) in
                 guard let (tokenID, account) = try db.useToken(digest: digest, at: Timestamp.rfc3339(clock.now())),
                       !account.disabled else { throw DomainError.invalidToken }
                 let summary = try LoginSummary.text(for: account.id, db: db, now: clock.now())
                 return (LoginOutcome(account: SignedInAccount(account), summary: summary,
-                                     notices: try db.takePendingNotices(user: account.id)), tokenID)
-            }) { result in
+                                     notices: try db.takePendingNotices(user: account.id, upTo: start)), tokenID)
+            } then: { result in
                 done(result.mapError(AccountService.clientError))
             }
         } finish: { [unowned self] session, outcome in
@@ -65,6 +69,25 @@ extension Hub {
             session.tokenID = tokenID
             sendPendingNotices(login.notices, to: session)
             return .ok("logged in as \(login.account.name) with a token\(login.summary)", [("user", Self.userShape(login.account))])
+        }
+    }
+
+    /// A login's last store job, answered at its place in the event order. The job is given
+    /// the newest event id (`start`): events up to there reach this loop before `then`
+    /// runs (on the loop, which logs the session in at once), later ones after. So a
+    /// notice the job takes from those held (`takePendingNotices(upTo: start)`) was
+    /// delivered before the session existed, and one it leaves comes live: once either way,
+    /// whichever node fired it.
+    static func startLiveStream<T: Sendable>(database: any StoreExecutor, state: ServerState, hub: LoopBound<Hub>,
+                                             _ job: @escaping @Sendable (any Store, Int64) throws -> T,
+                                             then: @escaping @Sendable (Result<T, any Error>) -> Void) {
+        database.submit({ db in
+            let start = try db.lastEventID()
+            return (try job(db, start), start)
+        }) { result in
+            let start = (try? result.get())?.1
+            let fanOut = FanOut(CommandResult(reply: .ok(), seenUpTo: start), issuer: nil, state: state, loops: 0)
+            state.bus.publish(fanOut, issuer: IssuerPart(hub: hub) { _, _, _ in then(result.map(\.0)) }, whenWritten: nil)
         }
     }
 
