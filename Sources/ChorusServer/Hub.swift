@@ -32,6 +32,8 @@ final class Hub: ConnectionDelegate {
     let pendingFanOut: PendingFanOut
     /// Checks that this loop delivers events in id order (`EventOrder`).
     private var order = EventOrder()
+    /// The newest event id this loop has delivered.
+    var deliveredUpTo: Int64 { order.lastID }
     /// Household commands read this turn start the database once, at the turn's end.
     let databaseWake: DatabaseWake
 

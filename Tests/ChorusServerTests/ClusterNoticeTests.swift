@@ -26,7 +26,7 @@ struct ClusterNoticeTests {
     }
 
     static func addTasks(_ count: Int, by owner: Device, in room: Int) throws -> [Int] {
-        try (0..<count).map { id(try owner.ok("TASK ADD \(room) chore \($0) due=2031-01-01")["task"]) }
+        try (0..<count).map { id(try owner.ok("TASK ADD \(room) \"chore \($0)\" due=2031-01-01")["task"]) }
     }
 
     static func expectOnce(_ seen: [Int: Int], _ tasks: [Int], _ who: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -117,8 +117,8 @@ struct ClusterNoticeTests {
         try ann.ok("ROOM ADD \(room) bob")
         let login = "LOGIN bob \"\(TestCluster.password)\""
 
-        for round in 0..<6 {
-            let task = id(try ann.ok("TASK ADD \(room) round \(round) due=2031-01-01")["task"])
+        for round in 0..<9 {
+            let task = id(try ann.ok("TASK ADD \(room) \"round \(round)\" due=2031-01-01")["task"])
             let node = cluster.nodes[round % 3]
             let bob = try Device(client: try TestClient(port: node.port, certificatePath: node.certificatePath), user: "bob",
                                  label: "bob@n\(round % 3) round \(round)")
@@ -131,7 +131,7 @@ struct ClusterNoticeTests {
                 try bob.client.connection.send(login)
             }
             #expect(try Device.decode(try bob.client.reply().last ?? "")["type"] as? String == "ok", "\(bob.label)")
-            let seen = try bob.notices("task.overdue", count: 1, timeout: 10)
+            let seen = try bob.notices("task.overdue", count: 1, timeout: 10, settle: 0.5)
             #expect(seen == [task: 1], "\(bob.label): \(seen)")
             _ = try bob.client.call("QUIT")
         }
