@@ -13,12 +13,15 @@ extension Hub {
     func armNoticeTimer(at next: Date?) {
         if let noticeTimer { loop.cancel(noticeTimer) }
         noticeTimer = nil
-        var wait = next.map { min(max(0, $0.timeIntervalSince(clock.now())), Self.longestNoticeSleep) }
+        // Half a second of slack after a notice time: due times are whole seconds.
+        var wait = next.map { next -> Double in
+            let delay = min(max(0, next.timeIntervalSince(clock.now())), Self.longestNoticeSleep)
+            return delay + (delay > 0 ? 0.5 : 0)
+        }
         if let every = state.scheduler.checkEvery { wait = min(wait ?? every, every) }
         guard let delay = wait else { return }
-        // A second of slack: due times are whole seconds.
         // unowned: the hub owns the loop, and the loop drops its timers when it stops.
-        noticeTimer = loop.schedule(after: delay + (delay > 0 ? 0.5 : 0)) { [unowned self] in
+        noticeTimer = loop.schedule(after: delay) { [unowned self] in
             noticeTimer = nil
             checkNotices()
         }

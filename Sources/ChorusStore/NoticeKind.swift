@@ -15,7 +15,8 @@ public enum NoticeKind: String, Sendable, CaseIterable {
 
     /// Whether an event of this name is a notice (read back from a shared log).
     public static func isNotice(eventNamed name: String) -> Bool {
-        allCases.contains { $0.eventName == name }
+        // Most events are chat: one prefix check, on the tail's path for every event.
+        name.hasPrefix("task.") && allCases.contains { $0.eventName == name }
     }
 
     /// The task columns holding when this notice is owed and whether it was sent, the same
