@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusCrypto
 import ChorusLocking
 import ChorusStore
 import Foundation
@@ -60,14 +61,21 @@ final class StoredFailedLoginCounts: FailedLoginCounts {
            nextSweep.compareExchange(expected: due, desired: second + Int64(Self.sweepInterval), ordering: .relaxed).exchanged {
             try db.forgetQuietLoginFailures(now: now)
         }
-        return try db.admitLoginAttempt(name: name, address: address, now: now)
+        return try db.admitLoginAttempt(name: Self.rowName(name), address: address, now: now)
+    }
+
+    /// The name a count is kept under. One no account can have that a row could not hold
+    /// (past an index entry's size, or with a NUL, which PostgreSQL's text refuses) is
+    /// counted under its digest, so it still gets 401 like any unknown name.
+    static func rowName(_ name: String) -> String {
+        name.utf8.count <= 64 && !name.utf8.contains(0) ? name : "#" + Digest.sha256Hex(name)
     }
 
     func failed(name: String, address: String, now: Date) {}
 
     /// The login waits for the delete, so a node asked next sees the counts gone.
     func succeeded(name: String, address: String, then: @escaping @Sendable () -> Void) {
-        database.submit({ db in try db.forgetLoginFailures(name: name, address: address) }) { result in
+        database.submit({ db in try db.forgetLoginFailures(name: Self.rowName(name), address: address) }) { result in
             if case .failure(let error) = result { Log.info("could not clear the failed logins of \(name): \(error)") }
             then()
         }

@@ -36,6 +36,16 @@ struct ClusterThrottleTests {
         }
     }
 
+    /// A name no account can have, too long for a row's index entry, is still counted and
+    /// answered like any unknown name.
+    @Test func anOverlongNameGetsTheUsualAnswers() throws {
+        let cluster = try TestCluster(nodes: 1)
+        let guesser = try Self.stranger(on: cluster.nodes[0])
+        let name = String(repeating: "x", count: 3000)
+        for _ in 0..<5 { #expect(Self.code(try guesser.last("LOGIN \(name) \"some password\"")) == 401) }
+        #expect(Self.code(try guesser.last("LOGIN \(name) \"some password\"")) == 429)
+    }
+
     /// 4 failures on n0, a success on n1: n2 then allows 5 more failures before the 429.
     @Test func aSuccessOnOneNodeClearsTheCountOnAnother() throws {
         let cluster = try TestCluster(nodes: 3)
