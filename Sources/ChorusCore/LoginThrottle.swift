@@ -49,11 +49,18 @@ public struct LoginThrottle: Sendable {
     private static func fail(_ record: inout Record, threshold: Int, now: Date) {
         record.failures += 1
         record.lastFailure = now
-        let over = record.failures - threshold
-        if over >= 0 {
-            let delay = min(longestDelay, firstDelay * pow(2, Double(min(over, 20))))
-            record.blockedUntil = now.addingTimeInterval(delay)
+        if let until = blockedUntil(failures: record.failures, threshold: threshold, now: now) {
+            record.blockedUntil = until
         }
+    }
+
+    /// When a count that has just reached `failures` (at `now`) stops blocking, or nil when
+    /// it is still under `threshold`: the same rule for counts kept elsewhere (a database
+    /// several nodes share).
+    public static func blockedUntil(failures: Int, threshold: Int, now: Date) -> Date? {
+        let over = failures - threshold
+        guard over >= 0 else { return nil }
+        return now.addingTimeInterval(min(longestDelay, firstDelay * pow(2, Double(min(over, 20)))))
     }
 
     /// Drops records that are not blocking anyone and saw no failure for an hour.

@@ -90,11 +90,27 @@ extension PostgresStore {
     }
 
     /// Taken with DELETE … RETURNING: two nodes' logins cannot both take one notice.
-    public func takePendingNotices(user: Int64) throws -> [StoredEvent] {
+    public func takePendingNotices(user: Int64, upTo: Int64) throws -> [StoredEvent] {
         writes += 1
         return try rows("""
-            WITH taken AS (DELETE FROM pending_notices WHERE user_id = $1 RETURNING event)
+            WITH taken AS (DELETE FROM pending_notices WHERE user_id = $1 AND event <= $2 RETURNING event)
             \(Self.eventSelect) JOIN taken ON taken.event = e.id ORDER BY e.id
-            """, [.int(user)], map: Self.event)
+            """, [.int(user), .int(upTo)], map: Self.event)
+    }
+
+    /// One statement for a notice's whole audience: it runs while the batch holds the counter.
+    public func addPendingNotices(users: [Int64], event: Int64) throws {
+        guard !users.isEmpty else { return }
+        try write("""
+            INSERT INTO pending_notices (user_id, event) SELECT u, $2 FROM unnest($1::bigint[]) AS u ON CONFLICT DO NOTHING
+            """, [.bigintArray(users), .int(event)])
+    }
+
+    public func forgetPendingNotices(_ notices: [(user: Int64, event: Int64)]) throws {
+        guard !notices.isEmpty else { return }
+        try write("""
+            DELETE FROM pending_notices p USING unnest($1::bigint[], $2::bigint[]) AS g(u, e)
+             WHERE p.user_id = g.u AND p.event = g.e
+            """, [.bigintArray(notices.map(\.user)), .bigintArray(notices.map(\.event))])
     }
 }

@@ -4,15 +4,18 @@ import Foundation
 
 /// The scheduler's notices and STATS.
 extension PostgresStore {
+    static let dueNoticeLimit: Int64 = 200
+
     /// Claims the rows: a node whose scheduler runs at the same moment skips them, and one
     /// that reads after this commits sees them sent (READ COMMITTED re-checks a locked row),
-    /// so each notice is stored once for the cluster.
+    /// so each notice is stored once for the cluster. At most `dueNoticeLimit` a claim: the
+    /// rest stay due, and the scheduler comes back for them at once.
     public func dueNotices(_ kind: NoticeKind, now: Int64) throws -> [Int64] {
         let (time, sent) = kind.columns
         return try rows("""
             SELECT id FROM tasks WHERE NOT done AND NOT \(sent) AND \(time) IS NOT NULL AND \(time) <= $1 ORDER BY \(time), id
-            FOR UPDATE SKIP LOCKED
-            """, [.int(now)]) { try $0.int(0) }
+            LIMIT $2 FOR UPDATE SKIP LOCKED
+            """, [.int(now), .int(Self.dueNoticeLimit)]) { try $0.int(0) }
     }
 
     public func markNoticeSent(_ kind: NoticeKind, task: Int64) throws {

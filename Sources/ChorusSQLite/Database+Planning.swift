@@ -32,11 +32,12 @@ extension Database {
         try prepare("INSERT OR IGNORE INTO pending_notices (user, event) VALUES (?1, ?2)").run(.integer(user), .integer(event))
     }
 
-    /// The notices waiting for this user, oldest first, and forgets them.
-    public func takePendingNotices(user: Int64) throws -> [StoredEvent] {
-        let events = try prepare(EventSQL.select + " JOIN pending_notices p ON p.event = e.id WHERE p.user = ?1 ORDER BY e.id")
-            .rows(.integer(user), map: EventSQL.record)
-        try prepare("DELETE FROM pending_notices WHERE user = ?1").run(.integer(user))
+    /// The notices waiting for this user up to `upTo`, oldest first, and forgets them.
+    public func takePendingNotices(user: Int64, upTo: Int64) throws -> [StoredEvent] {
+        let events = try prepare(EventSQL.select
+            + " JOIN pending_notices p ON p.event = e.id WHERE p.user = ?1 AND p.event <= ?2 ORDER BY e.id")
+            .rows(.integer(user), .integer(upTo), map: EventSQL.record)
+        try prepare("DELETE FROM pending_notices WHERE user = ?1 AND event <= ?2").run(.integer(user), .integer(upTo))
         return events
     }
 

@@ -56,7 +56,7 @@ final class AccountService: Sendable {
         let name = (try? AccountRules.normalizedName(rawName)) ?? ""
         let key = rawName.lowercased()
         read({ [loginCounts, clock] db -> Result<AccountRecord?, ChorusError> in
-            if let wait = loginCounts.admit(name: key, address: address, now: clock.now()) {
+            if let wait = try loginCounts.admit(name: key, address: address, now: clock.now(), db: db) {
                 return .failure(ChorusError(.tooManyFailedLogins(name: key, retryAfter: Int(wait.rounded(.up)))))
             }
             return .success(name.isEmpty ? nil : try db.account(named: name))
@@ -76,11 +76,15 @@ final class AccountService: Sendable {
                 guard !account.disabled else {
                     return completion(.failure(ChorusError(.accountDisabled)))
                 }
-                loginCounts.succeeded(name: key, address: address)
-                guard hasher.needsRehash(account.passwordHash) else { return completion(.success(SignedInAccount(account))) }
-                // An older cost: store a new hash before answering, so the upgrade is as
-                // durable as the login (it happens once per account and cost change).
-                upgradeHash(of: account, password: password) { completion(.success(SignedInAccount(account))) }
+                loginCounts.succeeded(name: key, address: address) { [self] in
+                    guard hasher.needsRehash(account.passwordHash) else { return completion(.success(SignedInAccount(account))) }
+                    // An older cost: store a new hash before answering, so the upgrade is as
+                    // durable as the login (it happens once per account and cost change), on
+                    // the pool: `then` may run on the database's thread.
+                    onPool(completion) { [self] in
+                        upgradeHash(of: account, password: password) { completion(.success(SignedInAccount(account))) }
+                    }
+                }
             }
         }
     }

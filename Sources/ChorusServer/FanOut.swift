@@ -22,6 +22,9 @@ struct FanOut: Sendable {
     /// Set when some deliveries are notices: the loops' reports decide which of them
     /// nobody received, to be kept for the next login.
     private let noticeTicket: UInt64?
+    /// Another node's notices are among the deliveries: the loops report whom they reached
+    /// (`NoticeLedger`, with no ticket).
+    private let foreignNotices: Bool
 
     init(_ result: CommandResult, issuer: UInt64?, state: ServerState, loops: Int) {
         deliveries = result.deliveries
@@ -37,19 +40,22 @@ struct FanOut: Sendable {
             delivery.audience.map { UserNotice(user: $0, event: delivery.id) }
         }
         noticeTicket = notices.isEmpty ? nil : state.notices.opened(notices, loops: loops)
+        foreignNotices = false
         if !deliveries.isEmpty { state.recordEvents(deliveries.count) }
     }
 
     /// Other nodes' events or one session control, read from the log (`TailEventBus`).
     /// Nobody here issued them, so every session of the audience gets them; notices among
-    /// them are delivered as events (holding them for offline users is their node's part).
+    /// them were held for their audience by the node that stored them, and the loops here
+    /// report whom they reached.
     init(foreign deliveries: [Delivery], control: SessionControl?, ids: ClosedRange<Int64>) {
         self.init(deliveries: deliveries, issuer: nil, closeUsers: control?.closeUsers ?? [], closeReason: control?.reason ?? "",
-                  closeToken: control?.closeToken, ids: ids, noticeTicket: nil)
+                  closeToken: control?.closeToken, ids: ids, noticeTicket: nil,
+                  foreignNotices: deliveries.contains(where: \.isNotice))
     }
 
     private init(deliveries: [Delivery], issuer: UInt64?, closeUsers: [Int64], closeReason: String, closeToken: Int64?,
-                 ids: ClosedRange<Int64>?, noticeTicket: UInt64?) {
+                 ids: ClosedRange<Int64>?, noticeTicket: UInt64?, foreignNotices: Bool) {
         self.deliveries = deliveries
         self.issuer = issuer
         self.closeUsers = closeUsers
@@ -57,6 +63,7 @@ struct FanOut: Sendable {
         self.closeToken = closeToken
         self.ids = ids
         self.noticeTicket = noticeTicket
+        self.foreignNotices = foreignNotices
         seenUpTo = nil
     }
 
@@ -65,11 +72,11 @@ struct FanOut: Sendable {
     /// ledger may hold some for a login: at worst one is told twice, never lost.
     var withoutDeliveries: FanOut {
         FanOut(deliveries: [], issuer: issuer, closeUsers: [], closeReason: "", closeToken: nil, ids: nil,
-               noticeTicket: noticeTicket)
+               noticeTicket: noticeTicket, foreignNotices: false)
     }
 
     /// Whether loops other than the issuer's have anything to do.
-    var isEmpty: Bool { deliveries.isEmpty && closeUsers.isEmpty && closeToken == nil && noticeTicket == nil }
+    var isEmpty: Bool { deliveries.isEmpty && closeUsers.isEmpty && closeToken == nil && noticeTicket == nil && !foreignNotices }
 
     /// Runs on one loop, with its hub. On the issuer's loop (`withReply`) the issuing
     /// session's notices are left out here: they follow its reply (`Hub.queueReply`).
@@ -77,6 +84,6 @@ struct FanOut: Sendable {
         let reached = hub.deliver(deliveries, except: issuer, noticesToo: withReply)
         if !closeUsers.isEmpty { hub.closeSessions(ofUsers: closeUsers, reason: closeReason) }
         if let closeToken { hub.closeSessions(ofToken: closeToken) }
-        if let noticeTicket { hub.state.notices.delivered(noticeTicket, reached: reached) }
+        if noticeTicket != nil || foreignNotices { hub.state.notices.delivered(noticeTicket, reached: reached) }
     }
 }

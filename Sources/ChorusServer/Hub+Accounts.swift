@@ -1,5 +1,6 @@
 import ChorusCore
 import ChorusCrypto
+import ChorusNet
 import ChorusStore
 
 /// REGISTER, LOGIN, WHOAMI, PASSWORD: the session side of accounts.
@@ -24,23 +25,26 @@ extension Hub {
     /// failures answer 429 (`FailedLoginCounts`).
     func login(name: String, password: String, session: Session, tag: String?) {
         let address = session.connection.peerHost
-        runOffLoop(session, tag: tag) { [accounts, database, clock] done in
+        let hub = bound
+        runOffLoop(session, tag: tag) { [accounts, database, clock, state] done in
             accounts.login(name: name, password: password, from: address) { result in
                 guard case .success(let account) = result else {
-                    return done(result.map { LoginOutcome(account: $0, summary: "", notices: []) })
+                    return done(result.map { LoginOutcome(account: $0, summary: "", notices: [], streamStart: 0) })
                 }
                 // What waits for this person: a summary, and notices kept while they were away.
-                database.submit({ db in
-                    (try LoginSummary.text(for: account.id, db: db, now: clock.now()), try db.takePendingNotices(user: account.id))
-                }) { extra in
-                    let (summary, notices) = (try? extra.get()) ?? ("", [])
-                    done(.success(LoginOutcome(account: account, summary: summary, notices: notices)))
+                Self.startLiveStream(database: database, state: state, hub: hub) { db, start in
+                    (try LoginSummary.text(for: account.id, db: db, now: clock.now()),
+                     try db.takePendingNotices(user: account.id, upTo: start), start)
+                } then: { extra in
+                    let (summary, notices, start) = (try? extra.get()) ?? ("", [], Int64.max)
+                    done(.success(LoginOutcome(account: account, summary: summary, notices: notices, streamStart: start)))
                 }
             }
         } finish: { [unowned self] session, login in
             setAccount(login.account, of: session)
             session.tokenID = nil
             sendPendingNotices(login.notices, to: session)
+            takeNoticesPassedBeforeLogin(session, since: login.streamStart)
             return .ok("logged in as \(login.account.name)\(login.summary)", [("user", Self.userShape(login.account))])
         }
     }
@@ -49,14 +53,16 @@ extension Hub {
     /// is looked up; a disabled account's tokens are refused like unknown ones.
     func authenticate(token: String, session: Session, tag: String?) {
         let digest = Digest.sha256Hex(token)
-        runOffLoop(session, tag: tag) { [database, clock] done in
-            database.submit({ db -> (LoginOutcome, Int64) in
+        let hub = bound
+        runOffLoop(session, tag: tag) { [database, clock, state] done in
+            Self.startLiveStream(database: database, state: state, hub: hub) { db, start -> (LoginOutcome, Int64) in
                 guard let (tokenID, account) = try db.useToken(digest: digest, at: Timestamp.rfc3339(clock.now())),
                       !account.disabled else { throw DomainError.invalidToken }
                 let summary = try LoginSummary.text(for: account.id, db: db, now: clock.now())
                 return (LoginOutcome(account: SignedInAccount(account), summary: summary,
-                                     notices: try db.takePendingNotices(user: account.id)), tokenID)
-            }) { result in
+                                     notices: try db.takePendingNotices(user: account.id, upTo: start), streamStart: start),
+                        tokenID)
+            } then: { result in
                 done(result.mapError(AccountService.clientError))
             }
         } finish: { [unowned self] session, outcome in
@@ -64,7 +70,44 @@ extension Hub {
             setAccount(login.account, of: session)
             session.tokenID = tokenID
             sendPendingNotices(login.notices, to: session)
+            takeNoticesPassedBeforeLogin(session, since: login.streamStart)
             return .ok("logged in as \(login.account.name) with a token\(login.summary)", [("user", Self.userShape(login.account))])
+        }
+    }
+
+    /// A login's last store job, answered at its place in the event order. The job is given
+    /// the newest event id (`start`): events up to there reach this loop before `then`
+    /// runs (on the loop, which logs the session in at once), later ones after. So a
+    /// notice the job takes from those held (`takePendingNotices(upTo: start)`) was
+    /// delivered before the session existed, and one it leaves comes live: once either way,
+    /// whichever node fired it.
+    static func startLiveStream<T: Sendable>(database: any StoreExecutor, state: ServerState, hub: LoopBound<Hub>,
+                                             _ job: @escaping @Sendable (any Store, Int64) throws -> T,
+                                             then: @escaping @Sendable (Result<T, any Error>) -> Void) {
+        database.submit({ db in
+            let start = try db.lastEventID()
+            return (try job(db, start), start)
+        }) { result in
+            let start = (try? result.get())?.1
+            let fanOut = FanOut(CommandResult(reply: .ok(), seenUpTo: start), issuer: nil, state: state, loops: 0)
+            state.bus.publish(fanOut, issuer: IssuerPart(hub: hub) { _, _, _ in then(result.map(\.0)) }, whenWritten: nil)
+        }
+    }
+
+    /// Notices this loop was handed after the login job's `start` but before the session
+    /// was logged in: on several nodes, other nodes' rows may pass a login waiting for its
+    /// turn in the tail. Nobody here got them live, so they are still held: take them now.
+    /// (On one node nothing passes, and this does nothing.)
+    private func takeNoticesPassedBeforeLogin(_ session: Session, since start: Int64) {
+        let upTo = deliveredUpTo
+        guard upTo > start, let user = session.account?.id else { return }
+        let id = session.id
+        let hub = bound
+        database.submit({ db in try db.takePendingNotices(user: user, upTo: upTo) }) { result in
+            hub.loop.execute {
+                guard case .success(let events) = result, let session = hub.value.sessions[id] else { return }
+                hub.value.sendPendingNotices(events, to: session)
+            }
         }
     }
 
@@ -89,4 +132,6 @@ struct LoginOutcome: Sendable {
     let account: SignedInAccount
     let summary: String
     let notices: [StoredEvent]
+    /// Where the session's live stream starts: the newest event id the login's job saw.
+    let streamStart: Int64
 }

@@ -63,7 +63,7 @@ extension Hub {
             let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status)
             var result = try work(context)
             if touchesTasks {
-                try context.fireDueNotices()
+                try context.fireDueNotices(ledger: state.notices)
                 result.deliveries = context.deliveries
                 result.nextNotice = .some(try context.nextNoticeTime())
             }

@@ -13,11 +13,15 @@ extension Hub {
     func armNoticeTimer(at next: Date?) {
         if let noticeTimer { loop.cancel(noticeTimer) }
         noticeTimer = nil
-        guard let next else { return }
-        let delay = min(max(0, next.timeIntervalSince(clock.now())), Self.longestNoticeSleep)
-        // A second of slack: due times are whole seconds.
+        // Half a second of slack after a notice time: due times are whole seconds.
+        var wait = next.map { next -> Double in
+            let delay = min(max(0, next.timeIntervalSince(clock.now())), Self.longestNoticeSleep)
+            return delay + (delay > 0 ? 0.5 : 0)
+        }
+        if let every = state.scheduler.checkEvery { wait = min(wait ?? every, every) }
+        guard let delay = wait else { return }
         // unowned: the hub owns the loop, and the loop drops its timers when it stops.
-        noticeTimer = loop.schedule(after: delay + (delay > 0 ? 0.5 : 0)) { [unowned self] in
+        noticeTimer = loop.schedule(after: delay) { [unowned self] in
             noticeTimer = nil
             checkNotices()
         }
@@ -32,7 +36,7 @@ extension Hub {
         let state = self.state
         database.submit({ db in
             let context = CommandContext(db: db, caller: Caller(id: 0, name: "chorus"), now: clock.now(), online: [])
-            try context.fireDueNotices()
+            try context.fireDueNotices(ledger: state.notices)
             return CommandResult(reply: .ok(), deliveries: context.deliveries, nextNotice: .some(try context.nextNoticeTime()))
         }) { result in
             // Failures need no place in the order: nobody waits for a reply.
@@ -46,10 +50,14 @@ extension Hub {
                 let hub = hub.value
                 switch result {
                 case .success(let fired):
+                    hub.noticeCheckFailing = false
                     if case .some(let next) = fired.nextNotice { hub.armNoticeTimer(at: next) }
                 case .failure(let error):
-                    Log.info("scheduler: \(error); trying again in a minute")
-                    hub.armNoticeTimer(at: clock.now().addingTimeInterval(60))
+                    let retry = state.scheduler.checkEvery ?? 60
+                    // Once per outage: a node checking every second would log every second.
+                    if !hub.noticeCheckFailing { Log.info("scheduler: \(error); trying again every \(Int(retry)) s") }
+                    hub.noticeCheckFailing = true
+                    hub.armNoticeTimer(at: clock.now().addingTimeInterval(retry))
                 }
             }
         }

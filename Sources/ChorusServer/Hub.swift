@@ -23,6 +23,8 @@ final class Hub: ConnectionDelegate {
     /// The scheduler's one timer, on the hub the election chose: when it fires, owed
     /// notices go out (`Hub+Notices.swift`).
     var noticeTimer: EventLoop.TimerHandle?
+    /// The last notice check failed (logged once until one succeeds).
+    var noticeCheckFailing = false
     let startedAt = MonotonicTime.nanoseconds()
     let sessions: SessionTable
     /// Events this turn brought, written to their recipients just before the turn's writes,
@@ -30,6 +32,8 @@ final class Hub: ConnectionDelegate {
     let pendingFanOut: PendingFanOut
     /// Checks that this loop delivers events in id order (`EventOrder`).
     private var order = EventOrder()
+    /// The newest event id this loop has delivered.
+    var deliveredUpTo: Int64 { order.lastID }
     /// Household commands read this turn start the database once, at the turn's end.
     let databaseWake: DatabaseWake
 
@@ -236,7 +240,9 @@ final class Hub: ConnectionDelegate {
         let hub = bound
         let boundFinish = LoopBound(finish, loop: loop)
         start { result in
-            hub.loop.execute {
+            // Called on the loop itself (a login's end, at its place in the event order):
+            // at once, before anything else the loop has queued.
+            let answer: @Sendable () -> Void = {
                 let hub = hub.value
                 guard let session = hub.sessions[id] else { return }
                 session.apply(session.input.answeredAlone())
@@ -247,6 +253,7 @@ final class Hub: ConnectionDelegate {
                 }
                 hub.processLines(of: session)
             }
+            if hub.loop.isOnLoop { answer() } else { hub.loop.execute(answer) }
         }
     }
 

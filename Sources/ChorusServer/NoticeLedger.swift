@@ -1,4 +1,5 @@
 import ChorusLocking
+import ChorusStore
 import Synchronization
 
 /// Which notices (overdue, reminder, behind) reached whom live, and which are held for a
@@ -6,16 +7,19 @@ import Synchronization
 /// transaction that stores its event, so it fires once per due time; this ledger only
 /// settles who still needs it.
 ///
-/// Today (`LocalNoticeLedger`) "offline" means no loop of this process has a session for
-/// the user: every loop reports whom it reached, and after the last report the rest is
-/// held. On several nodes the notice is held for its whole audience when it is stored and
-/// a live delivery takes it back (`CLUSTER.md`, Reminders and overdue), so no node has to
-/// wait for the others' reports.
+/// One process (`LocalNoticeLedger`): "offline" means no loop of this process has a
+/// session for the user; every loop reports whom it reached, and after the last report
+/// the rest is held. Several nodes (`StoredNoticeLedger`): the notice is held for its
+/// whole audience in the transaction that stores it, and each live delivery, on whichever
+/// node, takes its part back, so no node waits for the others' reports.
 protocol NoticeLedger: Sendable {
-    /// Notices just committed, going to `loops` loops: the ticket their reports carry.
+    /// In the transaction that stores notice `event` for `audience`.
+    func stored(event: Int64, audience: [Int64], db: any Store) throws
+    /// Notices just committed here, going to `loops` loops: the ticket their reports carry.
     func opened(_ notices: [UserNotice], loops: Int) -> UInt64
-    /// One loop's report: these got their notice live.
-    func delivered(_ ticket: UInt64, reached: [UserNotice])
+    /// One loop's report: these got their notice live. `ticket` is nil for notices another
+    /// node stored (read from the shared log).
+    func delivered(_ ticket: UInt64?, reached: [UserNotice])
 }
 
 /// One notice for one user.
@@ -40,13 +44,16 @@ final class LocalNoticeLedger: NoticeLedger {
         self.hold = hold
     }
 
+    func stored(event: Int64, audience: [Int64], db: any Store) {}
+
     func opened(_ notices: [UserNotice], loops: Int) -> UInt64 {
         let ticket = nextTicket.add(1, ordering: .relaxed).oldValue
         tallies.withLock { $0[ticket] = Tally(reportsLeft: loops, unreached: Set(notices)) }
         return ticket
     }
 
-    func delivered(_ ticket: UInt64, reached: [UserNotice]) {
+    func delivered(_ ticket: UInt64?, reached: [UserNotice]) {
+        guard let ticket else { return }
         let unreached = tallies.withLock { all -> [UserNotice]? in
             guard var tally = all[ticket] else { return nil }
             tally.unreached.subtract(reached)

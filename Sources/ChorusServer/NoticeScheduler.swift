@@ -7,14 +7,16 @@ import Foundation
 /// plan's end (`task.behind`), and find when the next such moment is. The loop keeps a
 /// single timer for that moment (`Hub+Notices.swift`); nothing polls every task.
 extension CommandContext {
-    /// Fires every notice whose time has come, marking each sent in this transaction.
-    func fireDueNotices() throws {
+    /// Fires every notice whose time has come, marking each sent in this transaction, in
+    /// which `ledger` may also hold it for its audience.
+    func fireDueNotices(ledger: any NoticeLedger) throws {
         let second = Int64(now.timeIntervalSince1970.rounded(.down))
         for kind in NoticeKind.allCases {
             for id in try db.dueNotices(kind, now: second) {
                 try db.markNoticeSent(kind, task: id)
                 guard let task = try db.task(id: id) else { continue }
-                try emitNotice(kind, task)
+                let (event, audience) = try emitNotice(kind, task)
+                try ledger.stored(event: event, audience: audience, db: db)
             }
         }
     }
@@ -24,21 +26,19 @@ extension CommandContext {
         try db.nextNoticeTime().map { Date(timeIntervalSince1970: Double($0)) }
     }
 
-    private func emitNotice(_ kind: NoticeKind, _ task: TaskRecord) throws {
+    /// Returns the event's id and audience.
+    private func emitNotice(_ kind: NoticeKind, _ task: TaskRecord) throws -> (Int64, [Int64]) {
         let place = task.roomName.map { " in \($0)" } ?? ""
-        let name: String
+        let name = kind.eventName
         let text: String
         var audience = try audience(of: task)
         var user: Int64? = task.room == nil ? task.ownerID : nil
         switch kind {
         case .overdue:
-            name = "task.overdue"
             text = "overdue: #\(task.id) \(task.title)\(place)" + (task.assignee.map { " (@\($0))" } ?? "")
         case .behind:
-            name = "task.behind"
             text = "behind schedule: #\(task.id) \(task.title)\(place) is at \(task.effectiveProgress)% and its plan has ended"
         case .reminder:
-            name = "task.reminder"
             text = "reminder: #\(task.id) \(task.title)\(place), \(present.dueText(task))"
             // The assignee's, or the whole room's when nobody has it.
             if let assignee = task.assignee, let account = try db.account(named: assignee) {
@@ -46,8 +46,9 @@ extension CommandContext {
                 user = account.id
             }
         }
-        try emit(name, room: task.room, user: user,
-                 payload: [("room", task.room.map { .int($0) } ?? .null), ("task", present.task(task))],
-                 text: text, audience: audience, notice: true)
+        let id = try emit(name, room: task.room, user: user,
+                          payload: [("room", task.room.map { .int($0) } ?? .null), ("task", present.task(task))],
+                          text: text, audience: audience, notice: true)
+        return (id, Delivery.uniqued(audience))
     }
 }

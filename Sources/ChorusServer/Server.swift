@@ -75,7 +75,10 @@ public final class Server: Sendable {
         }
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         pool = WorkerPool(threads: workers, maxPending: configuration.maxPendingHashes, name: "chorus-hash")
-        let loginCounts = LocalFailedLoginCounts()
+        // A node that shares its log with others (a feed) shares the throttle and the
+        // notices too: they are kept in the store, where every node counts and takes them.
+        let shared = feed != nil
+        let loginCounts: any FailedLoginCounts = shared ? StoredFailedLoginCounts(database: database) : LocalFailedLoginCounts()
         let accounts: AccountService
         do {
             accounts = try AccountService(database: database, hasher: PasswordHasher(parameters: configuration.scrypt),
@@ -86,8 +89,9 @@ public final class Server: Sendable {
             throw StartupError("cannot hash passwords: \(error)")
         }
 
-        // The seams' in-process implementations: one node, every session in this process.
-        let ledger = LocalNoticeLedger { [database] unreached in
+        // The seams' in-process implementations (one node, every session in this process),
+        // or the ones kept in a store several nodes share.
+        let ledger: any NoticeLedger = shared ? StoredNoticeLedger(database: database) : LocalNoticeLedger { [database] unreached in
             database.submit({ db in
                 for notice in unreached { try db.addPendingNotice(user: notice.user, event: notice.event) }
             }) { result in
@@ -103,7 +107,7 @@ public final class Server: Sendable {
             throw StartupError("cannot read the event log: \(error)")
         }
         let state = ServerState(bus: bus, presence: LocalPresence(), loginCounts: loginCounts,
-                                notices: ledger, scheduler: FirstLoopSchedules())
+                                notices: ledger, scheduler: shared ? EveryNodeSchedules() : FirstLoopSchedules())
         self.state = state
         var hubs: [LoopBound<Hub>] = []
         do {

@@ -4,6 +4,21 @@ public enum NoticeKind: String, Sendable, CaseIterable {
     case reminder
     case behind
 
+    /// The event each kind fires.
+    public var eventName: String {
+        switch self {
+        case .overdue: "task.overdue"
+        case .reminder: "task.reminder"
+        case .behind: "task.behind"
+        }
+    }
+
+    /// Whether an event of this name is a notice (read back from a shared log).
+    public static func isNotice(eventNamed name: String) -> Bool {
+        // Most events are chat: one prefix check, on the tail's path for every event.
+        name.hasPrefix("task.") && allCases.contains { $0.eventName == name }
+    }
+
     /// The task columns holding when this notice is owed and whether it was sent, the same
     /// in every engine's schema: fixed names an engine may put in its SQL, never a value.
     public var columns: (time: String, sent: String) {

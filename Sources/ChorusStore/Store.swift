@@ -130,8 +130,25 @@ public protocol Store: AnyObject {
     func nextNoticeTime() throws -> Int64?
     /// Keeps a notice for a user who had no session when it fired.
     func addPendingNotice(user: Int64, event: Int64) throws
-    /// The notices kept for this user, oldest first, and forgets them.
-    func takePendingNotices(user: Int64) throws -> [StoredEvent]
+    /// The notices kept for this user with an event id up to `upTo`, oldest first, and
+    /// forgets them (a login takes those before the point its live stream starts).
+    func takePendingNotices(user: Int64, upTo: Int64) throws -> [StoredEvent]
+    /// Keeps a notice for each of `users` (several nodes: its whole audience, at once).
+    func addPendingNotices(users: [Int64], event: Int64) throws
+    /// Forgets kept notices that reached their user live.
+    func forgetPendingNotices(_ notices: [(user: Int64, event: Int64)]) throws
+
+    // MARK: Failed logins kept for several nodes
+
+    /// Counts a login attempt for `name` from `address` as a failure before its password is
+    /// checked, unless the name is blocked there; returns the seconds left to wait when it is
+    /// (`LoginThrottle`'s rules, counted by every node together). Only an engine several
+    /// nodes share keeps these; one process's engine is never asked (`.failed`).
+    func admitLoginAttempt(name: String, address: String, now: Date) throws -> Double?
+    /// A login succeeded: both counts of the name start again.
+    func forgetLoginFailures(name: String, address: String) throws
+    /// Forgets counts that block nobody and saw no failure for an hour.
+    func forgetQuietLoginFailures(now: Date) throws
 
     // MARK: STATS
 
@@ -155,6 +172,29 @@ extension Store {
                             payload: String, text: String) throws -> Int64 {
         try appendEvent(room: room, user: user, name: name, by: by, at: at, payload: payload, text: text, audience: [])
     }
+
+    /// Every notice kept for this user.
+    public func takePendingNotices(user: Int64) throws -> [StoredEvent] {
+        try takePendingNotices(user: user, upTo: Int64.max)
+    }
+
+    public func addPendingNotices(users: [Int64], event: Int64) throws {
+        for user in users { try addPendingNotice(user: user, event: event) }
+    }
+
+    public func forgetPendingNotices(_ notices: [(user: Int64, event: Int64)]) throws {
+        throw StoreError(.failed, message: "this engine keeps no notices for several nodes")
+    }
+
+    public func admitLoginAttempt(name: String, address: String, now: Date) throws -> Double? {
+        throw StoreError(.failed, message: "this engine keeps no failed logins for several nodes")
+    }
+
+    public func forgetLoginFailures(name: String, address: String) throws {
+        throw StoreError(.failed, message: "this engine keeps no failed logins for several nodes")
+    }
+
+    public func forgetQuietLoginFailures(now: Date) throws {}
 
     /// Every task in the scope, open, done or both.
     public func tasks(in scope: TaskScope, done: Bool?) throws -> [TaskRecord] {
