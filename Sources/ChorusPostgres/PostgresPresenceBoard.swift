@@ -64,16 +64,24 @@ public final class PostgresPresenceBoard: PresenceBoard, @unchecked Sendable {
         }
     }
 
+    /// A connection found broken (the database restarted, or another node ended it) is
+    /// made again and the heartbeat tried once more at once.
     public func heartbeat(_ report: NodeReport) throws -> PresenceRound {
-        do {
-            try ensureReady()
-            try write(report)
-            let retired = try retireOthers()
-            return PresenceRound(live: try readLive(own: report), retired: retired)
-        } catch {
-            written = nil
-            if !connection.isConnected { sessionReady = false }
-            throw (error as? PostgresError)?.storeError.doing("heartbeat of node \(node)") ?? error
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                try ensureReady()
+                try write(report)
+                let retired = try retireOthers()
+                return PresenceRound(live: try readLive(own: report), retired: retired)
+            } catch {
+                written = nil
+                let lost = !connection.isConnected
+                if lost { sessionReady = false }
+                if lost && attempt == 1 { continue }
+                throw (error as? PostgresError)?.storeError.doing("heartbeat of node \(node)") ?? error
+            }
         }
     }
 

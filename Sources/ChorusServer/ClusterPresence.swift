@@ -65,10 +65,10 @@ final class ClusterPresence: Presence {
         let sessions = source.withLock { $0 }?.sessions() ?? 0
         let own = NodePresence(name: board.node, isThisNode: true, sessions: sessions, users: local.counts, lag: view.ownLag,
                                heartbeatAge: 0)
-        return [own] + view.others.map {
+        return ([own] + view.others.map {
             NodePresence(name: $0.node, isThisNode: false, sessions: $0.sessions, users: $0.users, lag: $0.lag,
                          heartbeatAge: $0.heartbeatAge)
-        }
+        }).sorted { $0.name < $1.name }
     }
 
     private var freshView: View {

@@ -16,7 +16,7 @@ protocol Presence: Sendable {
     /// Users with at least one logged-in session.
     var onlineUsers: Set<Int64> { get }
     var onlineUserCount: Int { get }
-    /// Every live node with its sessions, this one first; nil in one process.
+    /// Every live node with its sessions, by name; nil in one process.
     var nodes: [NodePresence]? { get }
 }
 
