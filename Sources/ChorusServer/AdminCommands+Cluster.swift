@@ -27,7 +27,9 @@ extension CommandContext {
         nodes.map { node in
             let lag = node.lag.map { "tail \($0) events behind" } ?? "tail lag unknown"
             let age = node.isThisNode ? "this node" : "heartbeat \(String(format: "%.1f", node.heartbeatAge)) s ago"
-            return "    \(node.name.padded(toColumns: 12))  \(node.sessions) sessions · \(node.users.count) people · \(lag) · \(age)"
+            let sessions = node.sessions == 1 ? "1 session" : "\(node.sessions) sessions"
+            let people = node.users.count == 1 ? "1 person" : "\(node.users.count) people"
+            return "    \(node.name.padded(toColumns: 12))  \(sessions) · \(people) online · \(lag) · \(age)"
         }
     }
 

@@ -92,6 +92,15 @@ struct ClusterPresenceTests {
                 && stats["sessions"] as? Int == 2 && stats["online"] as? Int == 2
         }, "ADMIN STATS on b: \(String(describing: try? ann.json("ADMIN STATS")))")
 
+        // The same in text mode, from a second session of ann's on b.
+        let text = try TestClient(port: pair.b.port, certificatePath: pair.b.certificatePath)
+        #expect(try text.last("LOGIN ann \"\(Self.password)\"").hasPrefix("OK"))
+        #expect(try text.call("ADMIN USERS").contains { $0.hasPrefix("  bob ") && $0.hasSuffix("online on a (1)") })
+        let stats = try text.call("ADMIN STATS")
+        #expect(stats.contains { $0.hasPrefix("  sessions      3 on 2 nodes (2 people online)") }, "\(stats)")
+        #expect(stats.contains { $0.hasPrefix("    a    ") && $0.contains("1 session · 1 person online") }, "\(stats)")
+        #expect(stats.contains { $0.hasPrefix("    b    ") && $0.hasSuffix("this node") }, "\(stats)")
+
         #expect(try pair.bob.json("LOGOUT")["type"] as? String == "ok")
         #expect(Self.eventually { try Self.online("bob", in: pair.room, to: ann) == false }, "bob logged out on a")
         #expect(try Self.adminEntry("bob", to: ann)?["nodes"] as? [String: Int] == [:])
