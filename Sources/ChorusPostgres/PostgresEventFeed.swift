@@ -2,6 +2,7 @@ import CLinux
 import ChorusLocking
 import ChorusStore
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -31,6 +32,8 @@ public final class PostgresEventFeed: EventFeed, @unchecked Sendable {
     private var ready = false
     /// Guards the eventfd: `interrupt` may come from any thread, also after `close`.
     private let closed = Locked(false)
+    /// The connection's server process since it last (re)connected.
+    private let sessionPID = Atomic<Int32>(0)
 
     /// Connects and LISTENs. Throws a `StoreError` (`.unavailable` with libpq's reason).
     public init(conninfo: String, node: String) throws {
@@ -54,8 +57,9 @@ public final class PostgresEventFeed: EventFeed, @unchecked Sendable {
         }
     }
 
-    /// The server process of the feed's session (tests end it to cut the connection).
-    public var backendPID: Int32 { connection.backendPID }
+    /// The server process of the feed's session (tests end it to cut the connection; the
+    /// node's presence row lists it). Any thread may read it.
+    public var backendPID: Int32 { sessionPID.load(ordering: .relaxed) }
 
     public func newestEventID() throws -> Int64 {
         try reading("reading the event counter") {
@@ -130,6 +134,7 @@ public final class PostgresEventFeed: EventFeed, @unchecked Sendable {
         do {
             try connection.execute("SELECT set_config('synchronous_commit', 'off', false)")
             try connection.execute("LISTEN \(Self.channel)")
+            sessionPID.store(connection.backendPID, ordering: .relaxed)
             ready = true
         } catch let error as PostgresError {
             throw error.storeError.doing("listening for doorbells")

@@ -186,5 +186,7 @@ enum PostgresMigrations {
         """,
         // 2: what other nodes' tails read with each row (PostgresMigrations+Tail.swift).
         tail,
+        // 3: node claims, sessions, tail lag, presence versions (PostgresMigrations+Presence.swift).
+        presence,
     ]
 }

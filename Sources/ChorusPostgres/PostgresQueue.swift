@@ -119,4 +119,8 @@ public final class PostgresQueue: StoreExecutor {
     /// Batches started, and batches run again after a deadlock or a failing job that wrote.
     public var batchCount: Int { worker.state.withLock { $0.batches } }
     public var rerunCount: Int { worker.state.withLock { $0.reruns } }
+
+    /// The writer connection's server process (0 before it connected), for the node's
+    /// presence row: other nodes end it when this node's lease runs out.
+    public var backendPID: Int32 { worker.state.withLock { $0.backendPID } }
 }

@@ -38,6 +38,8 @@ final class PostgresQueueWorker: Sendable {
         var opened: Result<Void, StoreError>?
         var batches = 0
         var reruns = 0
+        /// The writer's server process, as of the last connect or batch (a batch may reconnect).
+        var backendPID: Int32 = 0
     }
 
     let conninfo: String
@@ -132,6 +134,7 @@ final class PostgresQueueWorker: Sendable {
         state.withLock {
             $0.thread = pthread_self()
             $0.opened = .success(())
+            $0.backendPID = connection.backendPID
         }
         started.signal()
         let batches = PostgresBatchRunner(connection: connection, store: store) { [state] in
@@ -140,8 +143,10 @@ final class PostgresQueueWorker: Sendable {
         while var batch = nextBatch() {
             batches.run(batch)
             batch.removeAll(keepingCapacity: true)
+            let pid = connection.backendPID
             state.withLock { state in
                 state.running = 0
+                state.backendPID = pid
                 swap(&state.spare, &batch)
             }
             batchEnded()

@@ -16,15 +16,19 @@ extension CommandContext {
     func adminUsers() throws -> CommandResult {
         try requireAdmin()
         let accounts = try db.allAccounts()
+        // With several nodes, also where each one's sessions are (AdminCommands+Cluster).
+        let nodes = status.nodes
         let body = accounts.map { entry in
             let flags = [entry.account.admin ? "admin" : nil, entry.account.disabled ? "DISABLED" : nil,
                          online.contains(entry.account.id) ? "online" : nil].compactMap { $0 }.joined(separator: " ")
-            return "  \(entry.account.name.padded(toColumns: 24))  \(entry.rooms) rooms  since \(entry.account.created)  \(flags)"
+            let places = nodes.map { onlineText(of: entry.account.id, in: $0) } ?? ""
+            return "  \(entry.account.name.padded(toColumns: 24))  \(entry.rooms) rooms  since \(entry.account.created)  \(flags)\(places)"
         }
         let shapes = accounts.map { entry in
             JSONValue.object([("name", .string(entry.account.name)), ("admin", .bool(entry.account.admin)),
                               ("disabled", .bool(entry.account.disabled)), ("rooms", .int(entry.rooms)),
-                              ("online", .bool(online.contains(entry.account.id))), ("created", .string(entry.account.created))])
+                              ("online", .bool(online.contains(entry.account.id))), ("created", .string(entry.account.created))]
+                             + (nodes.map { onlineFields(of: entry.account.id, in: $0) } ?? []))
         }
         return result(.ok("\(accounts.count) accounts", body: body, [("users", .array(shapes))]))
     }
@@ -46,9 +50,13 @@ extension CommandContext {
         try requireAdmin()
         let totals = try db.totals()
         let memory = ProcessMemory.residentBytes()
-        let body = [
+        // With several nodes the sessions are every live node's, listed below them.
+        let nodes = status.nodes
+        let sessions = nodes.map { $0.reduce(0) { $0 + $1.sessions } } ?? status.sessions
+        let onNodes = nodes.map { " on \($0.count) node\($0.count == 1 ? "" : "s")" } ?? ""
+        var body = [
             "  uptime        \(Int(status.uptime)) s",
-            "  sessions      \(status.sessions) (\(status.usersOnline) people online)",
+            "  sessions      \(sessions)\(onNodes) (\(status.usersOnline) people online)",
             "  accounts      \(totals.accounts)",
             "  rooms         \(totals.rooms)",
             "  tasks         \(totals.tasks) (\(totals.openTasks) open)",
@@ -58,15 +66,16 @@ extension CommandContext {
             "  closed by     " + LimitClose.allCases.map { "\($0.rawValue) \(status.limitCloses[$0, default: 0])" }.joined(separator: " · "),
             "  log           \(status.droppedLogLines) lines dropped (standard error or output full or closed)",
         ]
+        if let nodes { body.insert(contentsOf: nodeLines(nodes), at: 2) }
         let closes = JSONValue.object(LimitClose.allCases.map { ($0.rawValue, .int(status.limitCloses[$0, default: 0])) })
         return result(.ok("server stats", body: body, [
-            ("uptime", .int(Int(status.uptime))), ("sessions", .int(status.sessions)), ("online", .int(status.usersOnline)),
+            ("uptime", .int(Int(status.uptime))), ("sessions", .int(sessions)), ("online", .int(status.usersOnline)),
             ("accounts", .int(totals.accounts)), ("rooms", .int(totals.rooms)), ("tasks", .int(totals.tasks)),
             ("open_tasks", .int(totals.openTasks)), ("messages", .int(totals.messages)), ("events", .int(totals.events)),
             ("events_per_second", .string(String(format: "%.2f", status.eventsPerSecond))),
             ("events_last_minute", .int(status.eventsLastMinute)), ("memory_bytes", .int(memory)),
             ("closed_by_limit", closes), ("log_lines_dropped", .int(status.droppedLogLines)),
-        ]))
+        ] + (nodes.map { nodeFields($0) } ?? [])))
     }
 
     /// ADMIN DISABLE USER / ADMIN ENABLE USER

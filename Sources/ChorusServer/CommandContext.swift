@@ -83,6 +83,8 @@ struct ServerStatus: Sendable {
     var limitCloses: [LimitClose: Int] = [:]
     /// Log lines standard error could not take.
     var droppedLogLines = 0
+    /// Every live node, this one first, when several share the store; nil in one process.
+    var nodes: [NodePresence]?
 }
 
 /// One household command's run on the database thread: the caller, the time, the open

@@ -25,6 +25,13 @@ protocol EventBus: Sendable {
 
     /// After each batch's completions (the executor's batch-end hook).
     func batchEnded()
+
+    /// The last id delivered in order, for a bus that tails a shared log (ADMIN STATS' lag).
+    var deliveredUpTo: Int64? { get }
+}
+
+extension EventBus {
+    var deliveredUpTo: Int64? { nil }
 }
 
 /// What the issuing loop does with a completed job: queue the reply behind `gate`, and

@@ -118,7 +118,7 @@ final class Hub: ConnectionDelegate {
         return ServerStatus(sessions: state.sessionCount.load(ordering: .relaxed), usersOnline: state.presence.onlineUserCount,
                             uptime: uptime, eventsPerSecond: Double(lastMinute) / min(60, max(1, uptime)),
                             eventsLastMinute: lastMinute, limitCloses: state.limitCloses.withLock { $0 },
-                            droppedLogLines: Log.droppedLines)
+                            droppedLogLines: Log.droppedLines, nodes: state.presence.nodes)
     }
 
     /// Closes this loop's sessions of these accounts, telling them why after the events

@@ -23,6 +23,8 @@ public final class Server: Sendable {
     private let state: ServerState
     private let database: any StoreExecutor
     private let pool: WorkerPool
+    /// Presence shared with other nodes, when given a board.
+    private let clusterPresence: ClusterPresence?
     private let loopsFinished = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
     /// Held from start to shutdown: one server per data folder.
@@ -35,15 +37,19 @@ public final class Server: Sendable {
     /// `openStore` opens there. With a `feed` (a log several nodes share, e.g.
     /// `PostgresEventFeed` beside a `PostgresQueue`), every event reaches the loops through
     /// its id-ordered tail (`TailEventBus`); without one, from memory (`LocalEventBus`).
-    /// The server owns the feed from here: it closes it at shutdown or a failed start.
+    /// With a `presence` board (e.g. `PostgresPresenceBoard`, which holds the node's name),
+    /// who is online counts every live node's sessions (`ClusterPresence`); without one,
+    /// this process's. The server owns both from here: it closes them at shutdown or a
+    /// failed start.
     public static func start(_ configuration: ServerConfiguration, store openStore: StoreOpener,
                              clock: any Clock = SystemClock(), holding lock: DataFolderLock? = nil,
-                             feed: (any EventFeed)? = nil) throws -> Server {
+                             feed: (any EventFeed)? = nil, presence: (any PresenceBoard)? = nil) throws -> Server {
         do {
             return try Server(configuration, openStore: openStore, clock: clock, lock: lock ?? lockDataFolder(of: configuration),
-                              feed: feed)
+                              feed: feed, presence: presence)
         } catch {
             feed?.close()
+            presence?.leave()
             throw error
         }
     }
@@ -56,7 +62,7 @@ public final class Server: Sendable {
     }
 
     private init(_ configuration: ServerConfiguration, openStore: StoreOpener, clock: any Clock, lock: DataFolderLock,
-                 feed: (any EventFeed)?) throws {
+                 feed: (any EventFeed)?, presence board: (any PresenceBoard)?) throws {
         self.configuration = configuration
         Sockets.ignoreSIGPIPE()
         Sockets.raiseOpenFileLimit()
@@ -106,7 +112,9 @@ public final class Server: Sendable {
             pool.stop()
             throw StartupError("cannot read the event log: \(error)")
         }
-        let state = ServerState(bus: bus, presence: LocalPresence(), loginCounts: loginCounts,
+        let clusterPresence = board.map(ClusterPresence.init)
+        self.clusterPresence = clusterPresence
+        let state = ServerState(bus: bus, presence: clusterPresence ?? LocalPresence(), loginCounts: loginCounts,
                                 notices: ledger, scheduler: shared ? EveryNodeSchedules() : FirstLoopSchedules())
         self.state = state
         var hubs: [LoopBound<Hub>] = []
@@ -182,6 +190,11 @@ public final class Server: Sendable {
             pool.stop()
             throw StartupError(message)
         }
+        clusterPresence?.start(ClusterPresence.Source(sessions: { [weak state] in
+            state?.sessionCount.load(ordering: .relaxed) ?? 0
+        }, deliveredUpTo: { [weak state] in
+            state?.bus.deliveredUpTo
+        }))
         // Whatever came due while the server was down goes out now.
         checkNotices()
     }
@@ -226,6 +239,7 @@ public final class Server: Sendable {
         }
         for _ in hubs { done.wait() }
         stopLoops()
+        clusterPresence?.stop()
         database.close()
         pool.stop()
         folderLock.release()

@@ -53,6 +53,8 @@ final class TailEventBus: EventBus {
 
     func batchEnded() { tail.batchEnded() }
 
+    var deliveredUpTo: Int64? { tail.deliveredUpTo }
+
     /// Rows as FanOuts: each run of consecutive event ids one FanOut (one trip through
     /// each loop's inbox), each session control one of its own, in place.
     static func fanOuts(of records: [FeedRecord]) -> [(ids: ClosedRange<Int64>, item: FanOut)] {

@@ -48,31 +48,6 @@ enum StoreChoice: Sendable, Equatable {
         }
     }
 
-    /// What `Server.start` opens the store with. SQLite's is opened by the server once it
-    /// holds the data folder's lock, as always; PostgreSQL's is opened here and now, so its
-    /// failure is worded without the password and before any socket is bound.
-    func opener(node: String) throws(StartupError) -> StoreOpener {
-        switch self {
-        case .sqlite:
-            return { configuration in try DatabaseQueue(path: configuration.databasePath) }
-        case .postgres:
-            let store = try open(node: node)
-            return { _ in store }
-        }
-    }
-
-    /// How this node learns of other nodes' events: PostgreSQL's log, tailed on a
-    /// connection of its own (`PostgresEventFeed`); none for SQLite, whose one process
-    /// delivers in memory (`LocalEventBus`).
-    func feed(node: String) throws(StartupError) -> (any EventFeed)? {
-        guard case .postgres(let conninfo) = self else { return nil }
-        do {
-            return try PostgresEventFeed(conninfo: conninfo, node: node)
-        } catch {
-            throw StartupError("cannot open \(shown): \(scrubbed("\(error)"))")
-        }
-    }
-
     /// `message` with any password of this store masked.
     func scrubbed(_ message: String) -> String {
         guard case .postgres(let conninfo) = self else { return message }

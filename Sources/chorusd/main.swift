@@ -100,9 +100,11 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
     do {
         // The composition root picks the engine (StoreChoice); PostgreSQL's creates or
         // upgrades its schema here, before the port is bound.
-        let opener = try store.opener(node: node)
+        let timing = try PresenceTimingVariable.timing(environment: ProcessInfo.processInfo.environment)
+        let parts = try store.serving(node: node, presence: timing)
         if case .postgres = store { Log.info("store: \(store.shown), node \(node)") }
-        server = try Server.start(configuration, store: opener, holding: folderLock, feed: try store.feed(node: node))
+        server = try Server.start(configuration, store: parts.opener, holding: folderLock, feed: parts.feed,
+                                  presence: parts.presence)
     } catch {
         fail(store.scrubbed("\(error)"))
     }

@@ -1,4 +1,4 @@
-import ChorusPostgres
+@testable import ChorusPostgres
 import ChorusStore
 import Dispatch
 import ChorusLocking
@@ -30,7 +30,7 @@ struct PostgresSchemaTests {
         #expect(opened.count == 6)
         for queue in opened { queue.close() }
         let db = try PostgresConnection(conninfo)
-        #expect(try db.query("SELECT version FROM schema_version").row(0).int64(0) == 2)
+        #expect(try db.query("SELECT version FROM schema_version").row(0).int64(0) == Int64(PostgresMigrations.all.count))
         #expect(try db.query("SELECT count(*), max(last) FROM event_counter").row(0).int64(0) == 1)
         let tables = try db.query("""
             SELECT count(*) FROM pg_class WHERE relname IN ('nodes', 'presence') AND relpersistence = 'u'
@@ -47,7 +47,7 @@ struct PostgresSchemaTests {
         try db.execute("UPDATE schema_version SET version = 99")
         let error = try #require(throws: StoreError.self) { try PostgresQueue(conninfo: conninfo, node: "old") }
         #expect(error.kind == .failed)
-        #expect(error.message.contains("version 99") && error.message.contains("(2)"), "\(error)")
+        #expect(error.message.contains("version 99") && error.message.contains("(\(PostgresMigrations.all.count))"), "\(error)")
         #expect(try db.query("SELECT version FROM schema_version").row(0).int64(0) == 99)
     }
 
