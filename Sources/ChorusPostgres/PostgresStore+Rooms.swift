@@ -7,8 +7,8 @@ import Foundation
 /// The access checks (`roomAccess`, `role`) lock the caller's member row `FOR SHARE`
 /// until COMMIT: a removal or role change on another node then waits for this command,
 /// or this command waits for it and sees its outcome (CLUSTER.md, "Reads, locks,
-/// isolation"). An event's audience is read holding the event counter (`memberIDs`), so
-/// it is the room's members as of the event's id. Reads that lead to a write lock what
+/// isolation"). An event's audience is read holding the room's row (`memberIDs`), so it
+/// is the room's members as of the event's id. Reads that lead to a write lock what
 /// they read (`invite(code:)` here, `task(id:)`); changes take their rows' exclusive
 /// locks by updating or deleting them.
 extension PostgresStore {
@@ -71,10 +71,23 @@ extension PostgresStore {
             """, [.int(room)]) { MemberRecord(userID: try $0.int(0), name: $0.text(1), role: Role(rawValue: $0.text(2)) ?? .member) }
     }
 
-    /// Read holding the event counter (`EventCounter.hold`): this is every event's audience.
+    /// Every event's audience, read holding the room's row `FOR SHARE` (taken by the
+    /// statement before, so this one's snapshot follows any change it waited for).
+    /// Membership changes lock the row exclusively first (`lockRoomForChange`), so they and
+    /// this read are ordered as their commits, hence as their events' ids, which the
+    /// counter hands out only at COMMIT: the audience is the room as of the event's id.
     public func memberIDs(ofRoom room: Int64) throws -> [Int64] {
-        _ = try rows(EventCounter.hold, []) { try $0.int(0) }
+        if !staging.hasLocked(room: room) {
+            _ = try rows("SELECT 1 FROM rooms WHERE id = $1 FOR SHARE", [.int(room)]) { _ in () }
+            staging.locked(room: room)
+        }
         return try rows("SELECT user_id FROM members WHERE room = $1 ORDER BY user_id", [.int(room)]) { try $0.int(0) }
+    }
+
+    /// Before a change of the room's members: waits for every uncommitted audience read.
+    private func lockRoomForChange(_ room: Int64) throws {
+        _ = try rows("SELECT 1 FROM rooms WHERE id = $1 FOR NO KEY UPDATE", [.int(room)]) { _ in () }
+        staging.locked(room: room)
     }
 
     public func role(ofUser user: Int64, inRoom room: Int64) throws -> Role? {
@@ -85,6 +98,7 @@ extension PostgresStore {
 
     /// An existing member is found by ON CONFLICT, so the batch transaction stays usable.
     public func addMember(room: Int64, user: Int64, role: Role, joined: String) throws {
+        try lockRoomForChange(room)
         let added = try write("""
             INSERT INTO members (room, user_id, role, joined) VALUES ($1, $2, $3, $4) ON CONFLICT (room, user_id) DO NOTHING
             """, [.int(room), .int(user), .text(role.rawValue), .text(joined)])
@@ -92,6 +106,7 @@ extension PostgresStore {
     }
 
     public func removeMember(room: Int64, user: Int64) throws {
+        try lockRoomForChange(room)
         try write("DELETE FROM members WHERE room = $1 AND user_id = $2", [.int(room), .int(user)])
         try write("UPDATE tasks SET assignee = NULL WHERE room = $1 AND assignee = $2", [.int(room), .int(user)])
     }

@@ -107,9 +107,21 @@ extension PostgresStore {
     }
 
     public func updateTask(_ ready: ReadyTask) throws {
-        let task = ready.record
-        let notices = task.notices
-        try write("""
+        try write(PostgresTaskSQL.update, PostgresTaskSQL.updateParameters(ready))
+    }
+
+    /// The update and the read in one statement; the row stays locked, as `task(id:)` has it.
+    public func updateTaskReadingBack(_ ready: ReadyTask) throws -> TaskRecord? {
+        try writeReturning(PostgresTaskSQL.updateReadingBack, PostgresTaskSQL.updateParameters(ready), map: PostgresTaskSQL.record)
+    }
+
+    public func deleteTask(id: Int64) throws {
+        try write("DELETE FROM tasks WHERE id = $1", [.int(id)])
+    }
+}
+
+extension PostgresTaskSQL {
+    static let update = """
             UPDATE tasks SET title = $2, notes = $3, done = $4, progress = $5, reopen_progress = $22,
                              assignee = $6, due = $7, start = $8,
                              estimate = $9, points = $10, parent = $11, repeat = $12, rotate = $13, remind = $14,
@@ -117,15 +129,21 @@ extension PostgresStore {
                              due_at = $17, remind_at = $18, behind_at = $19,
                              overdue_sent = $23, remind_sent = $24, behind_sent = $25
             WHERE id = $1
-            """, [.int(task.id), .text(task.title), .init(task.notes), .bool(task.done), .int(Int64(task.progress)),
+            """
+
+    /// `update`, returning the row as `select` reads it (the subtasks' roll-up from
+    /// the statement's snapshot: this update changes none of them).
+    static let updateReadingBack = "WITH t AS (" + update + " RETURNING *) "
+        + select.replacingOccurrences(of: "FROM tasks t", with: "FROM t")
+
+    static func updateParameters(_ ready: ReadyTask) -> [PostgresValue] {
+        let task = ready.record
+        let notices = task.notices
+        return [.int(task.id), .text(task.title), .init(task.notes), .bool(task.done), .int(Int64(task.progress)),
                   .init(task.assigneeID), .init(task.due), .init(task.start), .init(task.estimate), .int(Int64(task.points)),
                   .init(task.parent), .init(task.repeatRule), .init(task.rotate), .init(task.remind),
                   .init(task.doneAt), .init(task.doneByID), .init(notices.dueAt), .init(notices.remindAt),
                   .init(notices.behindAt), .init(task.nextOccurrence), .init(task.repeatDay), .init(task.reopenProgress),
-                  .bool(notices.overdueSent), .bool(notices.remindSent), .bool(notices.behindSent)])
-    }
-
-    public func deleteTask(id: Int64) throws {
-        try write("DELETE FROM tasks WHERE id = $1", [.int(id)])
+                  .bool(notices.overdueSent), .bool(notices.remindSent), .bool(notices.behindSent)]
     }
 }

@@ -19,6 +19,8 @@ public final class PostgresStore: Store {
     /// A deadlock (40P01) or serialization failure (40001) a statement hit: the batch is
     /// rolled back and run again.
     var rerunCause: PostgresError?
+    /// The batch's events waiting for their ids (`EventCounter`), reset by each attempt.
+    var staging = EventStaging()
 
     /// Takes a connected connection and brings its database's schema up to date.
     public init(connection: PostgresConnection) throws {
@@ -57,8 +59,13 @@ public final class PostgresStore: Store {
     }
 
     private func run(_ sql: String, _ parameters: [PostgresValue]) throws -> PostgresResult {
+        try converting { try connection.queryPrepared(sql, parameters) }
+    }
+
+    /// Runs `body`, its `PostgresError` leaving as a `StoreError` (a deadlock noted first).
+    func converting<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try connection.queryPrepared(sql, parameters)
+            return try body()
         } catch let error as PostgresError {
             if error.sqlState == "40P01" || error.sqlState == "40001" { rerunCause = error }
             throw error.storeError

@@ -7,9 +7,13 @@ import Foundation
 /// plan's end (`task.behind`), and find when the next such moment is. The loop keeps a
 /// single timer for that moment (`Hub+Notices.swift`); nothing polls every task.
 extension CommandContext {
-    /// Fires every notice whose time has come, marking each sent in this transaction.
-    func fireDueNotices() throws {
+    /// Fires every notice whose time has come, marking each sent in this transaction, and
+    /// returns when the next one is owed. The earliest moment is read first: when it has
+    /// not come (nearly always), nothing is due and it is the answer, in one statement.
+    func fireDueNotices() throws -> Date? {
         let second = Int64(now.timeIntervalSince1970.rounded(.down))
+        let earliest = try db.nextNoticeTime()
+        guard let earliest, earliest <= second else { return earliest.map { Date(timeIntervalSince1970: Double($0)) } }
         for kind in NoticeKind.allCases {
             for id in try db.dueNotices(kind, now: second) {
                 try db.markNoticeSent(kind, task: id)
@@ -17,6 +21,7 @@ extension CommandContext {
                 try emitNotice(kind, task)
             }
         }
+        return try nextNoticeTime()
     }
 
     /// When the next notice is owed, if any.
