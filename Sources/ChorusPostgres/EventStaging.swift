@@ -47,9 +47,19 @@ struct EventStaging {
         Mark(events: finals.count + pending.count, spans: spansRun + spans.count, rooms: lockedRooms.count)
     }
 
+    /// Member lists read under those locks: no other transaction can change them until
+    /// COMMIT, and this one's own changes drop them (`forgetMembers`).
+    private var members: [Int64: [Int64]] = [:]
+
     func hasLocked(room: Int64) -> Bool { lockedRooms.contains(room) }
 
     mutating func locked(room: Int64) { lockedRooms.append(room) }
+
+    func members(ofLocked room: Int64) -> [Int64]? { members[room] }
+
+    mutating func remember(members list: [Int64], of room: Int64) { members[room] = list }
+
+    mutating func forgetMembers(of room: Int64) { members[room] = nil }
 
     var finalIDs: FinalEventIDs { FinalEventIDs(finals) }
 
@@ -101,5 +111,6 @@ struct EventStaging {
         if keep < spans.count { spans.removeLast(spans.count - keep) }
         spansRun = min(spansRun, mark.spans)
         if mark.rooms < lockedRooms.count { lockedRooms.removeLast(lockedRooms.count - mark.rooms) }
+        members.removeAll()
     }
 }

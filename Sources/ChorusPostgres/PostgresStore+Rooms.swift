@@ -76,16 +76,22 @@ extension PostgresStore {
     /// Membership changes lock the row exclusively first (`lockRoomForChange`), so they and
     /// this read are ordered as their commits, hence as their events' ids, which the
     /// counter hands out only at COMMIT: the audience is the room as of the event's id.
+    /// The list is read once per room per batch: under the lock only this transaction
+    /// can change it, and its changes drop the copy.
     public func memberIDs(ofRoom room: Int64) throws -> [Int64] {
+        if let known = staging.members(ofLocked: room) { return known }
         if !staging.hasLocked(room: room) {
             _ = try rows("SELECT 1 FROM rooms WHERE id = $1 FOR SHARE", [.int(room)]) { _ in () }
             staging.locked(room: room)
         }
-        return try rows("SELECT user_id FROM members WHERE room = $1 ORDER BY user_id", [.int(room)]) { try $0.int(0) }
+        let list = try rows("SELECT user_id FROM members WHERE room = $1 ORDER BY user_id", [.int(room)]) { try $0.int(0) }
+        staging.remember(members: list, of: room)
+        return list
     }
 
     /// Before a change of the room's members: waits for every uncommitted audience read.
     private func lockRoomForChange(_ room: Int64) throws {
+        staging.forgetMembers(of: room)
         _ = try rows("SELECT 1 FROM rooms WHERE id = $1 FOR NO KEY UPDATE", [.int(room)]) { _ in () }
         staging.locked(room: room)
     }
@@ -120,6 +126,7 @@ extension PostgresStore {
     }
 
     public func deleteRoom(_ room: Int64) throws {
+        staging.forgetMembers(of: room)
         try write("DELETE FROM rooms WHERE id = $1", [.int(room)])
     }
 
