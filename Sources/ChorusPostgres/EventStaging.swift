@@ -51,6 +51,10 @@ struct EventStaging {
     /// COMMIT, and this one's own changes drop them (`forgetMembers`).
     private var members: [Int64: [Int64]] = [:]
 
+    /// The next notice moment a task update read back with the task
+    /// (`PostgresStore.updateTaskReadingBack`), until the next write: `nextNoticeTime`'s answer.
+    var nextNotice: Int64??
+
     func hasLocked(room: Int64) -> Bool { lockedRooms.contains(room) }
 
     mutating func locked(room: Int64) { lockedRooms.append(room) }
@@ -112,5 +116,6 @@ struct EventStaging {
         spansRun = min(spansRun, mark.spans)
         if mark.rooms < lockedRooms.count { lockedRooms.removeLast(lockedRooms.count - mark.rooms) }
         members.removeAll()
+        nextNotice = nil
     }
 }

@@ -111,8 +111,13 @@ extension PostgresStore {
     }
 
     /// The update and the read in one statement; the row stays locked, as `task(id:)` has it.
+    /// The statement also finds the next notice moment, for the job's `nextNoticeTime`.
     public func updateTaskReadingBack(_ ready: ReadyTask) throws -> TaskRecord? {
-        try writeReturning(PostgresTaskSQL.updateReadingBack, PostgresTaskSQL.updateParameters(ready), map: PostgresTaskSQL.record)
+        let read = try writeReturning(PostgresTaskSQL.updateReadingBack, PostgresTaskSQL.updateParameters(ready)) { row in
+            (try PostgresTaskSQL.record(row), try row.int64(PostgresTaskSQL.nextNoticeColumn))
+        }
+        if let read { staging.nextNotice = .some(read.1) }
+        return read?.0
     }
 
     public func deleteTask(id: Int64) throws {
@@ -132,9 +137,23 @@ extension PostgresTaskSQL {
             """
 
     /// `update`, returning the row as `select` reads it (the subtasks' roll-up from
-    /// the statement's snapshot: this update changes none of them).
+    /// the statement's snapshot: this update changes none of them), and the next notice
+    /// moment: `nextNoticeTime`'s over the other tasks (their rows as they were), with
+    /// this task's new moments.
     static let updateReadingBack = "WITH t AS (" + update + " RETURNING *) "
-        + select.replacingOccurrences(of: "FROM tasks t", with: "FROM t")
+        + select.replacingOccurrences(of: "FROM tasks t", with: ", " + nextNoticeWithUpdate + " FROM t")
+
+    /// Where `updateReadingBack` puts the next notice moment, after `record`'s columns.
+    static let nextNoticeColumn = 34
+
+    private static let nextNoticeWithUpdate = """
+        least((SELECT min(due_at) FROM tasks WHERE NOT done AND NOT overdue_sent AND due_at IS NOT NULL AND id <> t.id),
+              (SELECT min(remind_at) FROM tasks WHERE NOT done AND NOT remind_sent AND remind_at IS NOT NULL AND id <> t.id),
+              (SELECT min(behind_at) FROM tasks WHERE NOT done AND NOT behind_sent AND behind_at IS NOT NULL AND id <> t.id),
+              CASE WHEN NOT t.done AND NOT t.overdue_sent THEN t.due_at END,
+              CASE WHEN NOT t.done AND NOT t.remind_sent THEN t.remind_at END,
+              CASE WHEN NOT t.done AND NOT t.behind_sent THEN t.behind_at END)
+        """
 
     static func updateParameters(_ ready: ReadyTask) -> [PostgresValue] {
         let task = ready.record

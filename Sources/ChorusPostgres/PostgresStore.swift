@@ -49,12 +49,14 @@ public final class PostgresStore: Store {
     @discardableResult
     func write(_ sql: String, _ parameters: [PostgresValue] = []) throws -> Int64 {
         writes += 1
+        staging.nextNotice = nil
         return try run(sql, parameters).affectedRows
     }
 
     /// A statement that changes rows and returns some (`RETURNING`).
     func writeReturning<T>(_ sql: String, _ parameters: [PostgresValue] = [], map: (PostgresRow) throws -> T) throws -> T? {
         writes += 1
+        staging.nextNotice = nil
         return try row(sql, parameters, map: map)
     }
 
