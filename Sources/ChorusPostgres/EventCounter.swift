@@ -1,6 +1,6 @@
 /// The one place event ids come from: the `event_counter` row, taken last.
 ///
-/// A batch's events wait in memory with provisional ids (`EventStaging`) and are stored
+/// A batch's events wait in memory with provisional ids (`BatchState`) and are stored
 /// at its end by one statement that bumps the row by their number and inserts them all
 /// (`store`). The bump takes the row's lock, held until the COMMIT just after, so another
 /// node's batch waits only for that tail, and ids follow commit order with no gaps: a
@@ -27,7 +27,7 @@ struct EventCounter {
     static let last = "SELECT last FROM event_counter"
 
     /// The parameters of `store` for `events`, written by `node`.
-    static func parameters(_ events: [StagedEvent], node: String) -> [PostgresValue] {
+    static func parameters(_ events: ArraySlice<StagedEvent>, node: String) -> [PostgresValue] {
         [.int(Int64(events.count)),
          .array(events.map { $0.room.map(String.init) }),
          .array(events.map { $0.user.map(String.init) }),

@@ -101,7 +101,7 @@ final class PostgresBatchRunner {
 
     private func attempt(_ batch: [PostgresJob], guarded: Bool) -> Attempt {
         store.rerunCause = nil
-        store.staging.reset()
+        store.batch.reset()
         do {
             try connection.execute("BEGIN")
         } catch let error as PostgresError {
@@ -114,7 +114,7 @@ final class PostgresBatchRunner {
         do {
             for job in batch {
                 if guarded { try connection.execute("SAVEPOINT chorus_job") }
-                let mark = store.staging.mark
+                let mark = store.batch.mark
                 let writesBefore = store.writes
                 let outcome = job.perform(store)
                 guard connection.isConnected else { return .failed(lost(outcome.error)) }
@@ -133,7 +133,7 @@ final class PostgresBatchRunner {
                 }
                 if outcome.error != nil || aborted {
                     try connection.execute("ROLLBACK TO SAVEPOINT chorus_job")
-                    store.staging.rollBack(to: mark)
+                    store.batch.rollBack(to: mark)
                 }
                 try connection.execute("RELEASE SAVEPOINT chorus_job")
                 // A job that caught a failed statement and carried on lost what it did
@@ -146,7 +146,7 @@ final class PostgresBatchRunner {
             // The counter, taken last: its lock is held only from here to COMMIT.
             let xid = try store.storeStagedEvents()
                 ?? connection.query("SELECT pg_current_xact_id_if_assigned()::text").firstRow().string(0)
-            let ids = store.staging.finalIDs
+            let ids = store.batch.finalIDs
             let backend = connection.backendPID
             do {
                 try connection.execute("COMMIT")

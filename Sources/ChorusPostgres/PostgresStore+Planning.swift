@@ -21,7 +21,7 @@ extension PostgresStore {
 
     /// Answered from the task update just before when nothing was written since.
     public func nextNoticeTime() throws -> Int64? {
-        if let known = staging.nextNotice { return known }
+        if let known = batch.nextNotice { return known }
         return try row("""
             SELECT least((SELECT min(due_at) FROM tasks WHERE NOT done AND NOT overdue_sent AND due_at IS NOT NULL),
                          (SELECT min(remind_at) FROM tasks WHERE NOT done AND NOT remind_sent AND remind_at IS NOT NULL),

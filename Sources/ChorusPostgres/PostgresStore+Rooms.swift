@@ -35,11 +35,17 @@ extension PostgresStore {
         return try roomRecord(id: found.0, name: found.1, role: found.2, now: now)
     }
 
+    /// Read once per room and user in a batch once the room's row is locked (`memberIDs`):
+    /// with both rows locked, only this transaction can change what it says.
     public func roomAccess(id: Int64, forUser user: Int64) throws -> RoomAccess? {
-        try row("""
+        let roomLocked = batch.hasLocked(room: id)
+        if roomLocked, let known = batch.access(ofLocked: id, user: user) { return known }
+        let access = try row("""
             SELECT r.id, r.name, m.role FROM members m JOIN rooms r ON r.id = m.room WHERE m.room = $1 AND m.user_id = $2
             FOR SHARE OF m
             """, [.int(id), .int(user)]) { RoomAccess(id: try $0.int(0), name: $0.text(1), role: Role(rawValue: $0.text(2)) ?? .member) }
+        if roomLocked, let access { batch.remember(access: access, of: user) }
+        return access
     }
 
     /// Compared in Swift, as SQLite's store does: "Küche" must match "KÜCHE" whatever the
@@ -79,21 +85,22 @@ extension PostgresStore {
     /// The list is read once per room per batch: under the lock only this transaction
     /// can change it, and its changes drop the copy.
     public func memberIDs(ofRoom room: Int64) throws -> [Int64] {
-        if let known = staging.members(ofLocked: room) { return known }
-        if !staging.hasLocked(room: room) {
+        if let known = batch.members(ofLocked: room) { return known }
+        if !batch.hasLocked(room: room) {
             _ = try rows("SELECT 1 FROM rooms WHERE id = $1 FOR SHARE", [.int(room)]) { _ in () }
-            staging.locked(room: room)
+            batch.locked(room: room)
         }
         let list = try rows("SELECT user_id FROM members WHERE room = $1 ORDER BY user_id", [.int(room)]) { try $0.int(0) }
-        staging.remember(members: list, of: room)
+        batch.remember(members: list, of: room)
         return list
     }
 
     /// Before a change of the room's members: waits for every uncommitted audience read.
     private func lockRoomForChange(_ room: Int64) throws {
-        staging.forgetMembers(of: room)
+        batch.forgetMembers(of: room)
+        batch.forgetAccesses(of: room)
         _ = try rows("SELECT 1 FROM rooms WHERE id = $1 FOR NO KEY UPDATE", [.int(room)]) { _ in () }
-        staging.locked(room: room)
+        batch.locked(room: room)
     }
 
     public func role(ofUser user: Int64, inRoom room: Int64) throws -> Role? {
@@ -118,15 +125,18 @@ extension PostgresStore {
     }
 
     public func setRole(room: Int64, user: Int64, role: Role) throws {
+        batch.forgetAccesses(of: room)
         try write("UPDATE members SET role = $3 WHERE room = $1 AND user_id = $2", [.int(room), .int(user), .text(role.rawValue)])
     }
 
     public func renameRoom(_ room: Int64, to name: String) throws {
+        batch.forgetAccesses(of: room)
         try write("UPDATE rooms SET name = $2 WHERE id = $1", [.int(room), .text(name)])
     }
 
     public func deleteRoom(_ room: Int64) throws {
-        staging.forgetMembers(of: room)
+        batch.forgetMembers(of: room)
+        batch.forgetAccesses(of: room)
         try write("DELETE FROM rooms WHERE id = $1", [.int(room)])
     }
 

@@ -116,7 +116,7 @@ extension PostgresStore {
         let read = try writeReturning(PostgresTaskSQL.updateReadingBack, PostgresTaskSQL.updateParameters(ready)) { row in
             (try PostgresTaskSQL.record(row), try row.int64(PostgresTaskSQL.nextNoticeColumn))
         }
-        if let read { staging.nextNotice = .some(read.1) }
+        if let read { batch.nextNotice = .some(read.1) }
         return read?.0
     }
 

@@ -19,8 +19,9 @@ public final class PostgresStore: Store {
     /// A deadlock (40P01) or serialization failure (40001) a statement hit: the batch is
     /// rolled back and run again.
     var rerunCause: PostgresError?
-    /// The batch's events waiting for their ids (`EventCounter`), reset by each attempt.
-    var staging = EventStaging()
+    /// What this batch keeps in memory: its events waiting for ids (`EventCounter`), what
+    /// it read under its locks. Reset by each attempt.
+    var batch = BatchState()
 
     /// Takes a connected connection and brings its database's schema up to date.
     public init(connection: PostgresConnection) throws {
@@ -49,14 +50,14 @@ public final class PostgresStore: Store {
     @discardableResult
     func write(_ sql: String, _ parameters: [PostgresValue] = []) throws -> Int64 {
         writes += 1
-        staging.nextNotice = nil
+        batch.nextNotice = nil
         return try run(sql, parameters).affectedRows
     }
 
     /// A statement that changes rows and returns some (`RETURNING`).
     func writeReturning<T>(_ sql: String, _ parameters: [PostgresValue] = [], map: (PostgresRow) throws -> T) throws -> T? {
         writes += 1
-        staging.nextNotice = nil
+        batch.nextNotice = nil
         return try row(sql, parameters, map: map)
     }
 

@@ -1,4 +1,6 @@
 import ChorusCore
+import ChorusLocking
+import Dispatch
 import ChorusPostgres
 import ChorusStore
 import Foundation
@@ -54,6 +56,95 @@ struct BatchTailTests {
         #expect(span == [4], "the span opened with a provisional id starts at the event's final id")
         let page = try queue.sync { db in try db.events(forUser: bob, after: 0, limit: 10).map(\.id) }
         #expect(page == [3, 4])
+    }
+
+    /// A job that stores events at once (`appendEvent`, which also stores the earlier
+    /// jobs' staged ones) and then fails is rolled back to its savepoint: the earlier
+    /// job's event is stored again at the batch's end, and the ids stay gapless.
+    @Test func aJobRolledBackAfterStoringLeavesEarlierEventsToTheTail() throws {
+        struct Refused: Error {}
+        let queue = try PostgresQueue(conninfo: try ThrowawayPostgres.sharedCluster().makeDatabase(), node: "a")
+        defer { queue.close() }
+        let results = Locked<[String: Result<Stored, any Error>]>([:])
+        let done = DispatchGroup()
+        func submit(_ name: String, _ job: @escaping @Sendable (any Store) throws -> Stored) {
+            done.enter()
+            queue.submit(job, deferWake: true) { result in
+                results.withLock { $0[name] = result }
+                done.leave()
+            }
+        }
+        submit("first") { db in
+            let id = try db.stageEvent(room: 1, user: nil, name: "message", by: nil, at: "t", payload: "{}", text: "first", audience: [])
+            return Stored(provisional: [id], ids: [id])
+        }
+        submit("failing") { db in
+            _ = try db.appendEvent(room: 1, user: nil, name: "message", by: nil, at: "t", payload: "{}", text: "failing", audience: [])
+            throw Refused()
+        }
+        submit("third") { db in
+            let id = try db.stageEvent(room: 1, user: nil, name: "message", by: nil, at: "t", payload: "{}", text: "third", audience: [])
+            return Stored(provisional: [id], ids: [id])
+        }
+        queue.wakeForQueuedJobs()
+        done.wait()
+        let got = results.withLock { $0 }
+        #expect(try got["first"]?.get().ids == [1])
+        #expect(try got["third"]?.get().ids == [2])
+        #expect((try? got["failing"]?.get()) == nil)
+        let rows = try queue.syncPostgres { db in
+            try db.connection.query("SELECT id, text FROM events ORDER BY id").rows.map { "\(try $0.int64(0) ?? 0) \($0.string(1) ?? "")" }
+        }
+        #expect(rows == ["1 first", "2 third"])
+    }
+
+    /// A batch reads a room's members and a member's access once, under the room's lock;
+    /// its own changes are seen at once, and a job rolled back to its savepoint leaves
+    /// nothing of what it read behind for the next job.
+    @Test func readsUnderTheRoomsLockFollowTheBatchsOwnChanges() throws {
+        let queue = try PostgresQueue(conninfo: try ThrowawayPostgres.sharedCluster().makeDatabase(), node: "a")
+        defer { queue.close() }
+        let (alice, bob, carol, room) = try queue.sync { db in
+            let alice = try db.createAccount(name: "alice", passwordHash: "x", created: "t").id
+            let bob = try db.createAccount(name: "bob", passwordHash: "x", created: "t").id
+            let carol = try db.createAccount(name: "carol", passwordHash: "x", created: "t").id
+            return (alice, bob, carol, try db.createRoom(name: "Flat", ownerID: alice, created: "t"))
+        }
+        try queue.sync { db in
+            #expect(try db.memberIDs(ofRoom: room) == [alice])
+            #expect(try db.roomAccess(id: room, forUser: alice)?.name == "Flat")
+            #expect(try db.roomAccess(id: room, forUser: alice)?.name == "Flat")
+            try db.renameRoom(room, to: "Home")
+            #expect(try db.roomAccess(id: room, forUser: alice)?.name == "Home")
+            try db.addMember(room: room, user: bob, role: .member, joined: "t")
+            #expect(try db.memberIDs(ofRoom: room) == [alice, bob])
+            #expect(try db.roomAccess(id: room, forUser: bob)?.role == .member)
+            try db.setRole(room: room, user: bob, role: .admin)
+            #expect(try db.roomAccess(id: room, forUser: bob)?.role == .admin)
+            try db.removeMember(room: room, user: bob)
+            #expect(try db.roomAccess(id: room, forUser: bob) == nil)
+            #expect(try db.memberIDs(ofRoom: room) == [alice])
+        }
+        struct Refused: Error {}
+        let failed = DispatchSemaphore(value: 0)
+        let read = Locked<[Int64]?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let batchesBefore = queue.batchCount
+        queue.submit({ db in
+            try db.addMember(room: room, user: carol, role: .member, joined: "t")
+            _ = try db.memberIDs(ofRoom: room)
+            throw Refused()
+        }, deferWake: true) { _ in failed.signal() }
+        queue.submit({ db in try db.memberIDs(ofRoom: room) }, deferWake: true) { result in
+            read.withLock { $0 = try? result.get() }
+            done.signal()
+        }
+        queue.wakeForQueuedJobs()
+        failed.wait()
+        done.wait()
+        #expect(read.withLock { $0 } == [alice], "the rolled-back job's member list was read again")
+        #expect(queue.batchCount == batchesBefore + 1, "both jobs ran in one batch")
+        #expect(queue.rerunCount > 0, "the batch ran again with savepoints")
     }
 
     /// The update reads the task back as `task(id:)` does, and the next notice moment it

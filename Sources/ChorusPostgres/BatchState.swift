@@ -1,3 +1,4 @@
+import ChorusCore
 import ChorusStore
 
 /// One event waiting in memory for its id, the batch's turn at the counter.
@@ -21,16 +22,20 @@ enum StagedSpanChange {
     case close(room: Int64, user: Int64?, event: Int64)
 }
 
-/// The batch's events without ids yet, the ids of those already stored, and the rooms
-/// whose rows the batch locked. Provisional
+/// What one batch's transaction keeps in memory: its events without ids yet and the ids
+/// of those already stored, and what it read under locks it holds to COMMIT. Provisional
 /// id `-k` is the batch's k-th staged event (`FinalEventIDs`); the first `finals.count`
 /// have been stored, the rest are `pending`, in order.
-struct EventStaging {
+struct BatchState {
+    /// Every event staged in this batch; the first `finals.count` are stored.
+    private var events: [StagedEvent] = []
     private(set) var finals: [Int64] = []
-    private(set) var pending: [StagedEvent] = []
-    private(set) var spans: [StagedSpanChange] = []
-    /// Span changes already run, so a mark can tell which of `spans` came after it.
+    /// Every span change naming a staged event; the first `spansRun` have been written.
+    private var spans: [StagedSpanChange] = []
     private var spansRun = 0
+
+    /// The events staged and not stored yet.
+    var pending: ArraySlice<StagedEvent> { events[finals.count...] }
 
     /// Rooms whose row this transaction has locked, in order (`PostgresStore.memberIDs`).
     private(set) var lockedRooms: [Int64] = []
@@ -39,12 +44,14 @@ struct EventStaging {
     /// the row locks it took are released.
     struct Mark {
         let events: Int
+        let stored: Int
         let spans: Int
+        let spansRun: Int
         let rooms: Int
     }
 
     var mark: Mark {
-        Mark(events: finals.count + pending.count, spans: spansRun + spans.count, rooms: lockedRooms.count)
+        Mark(events: events.count, stored: finals.count, spans: spans.count, spansRun: spansRun, rooms: lockedRooms.count)
     }
 
     /// Member lists read under those locks: no other transaction can change them until
@@ -59,7 +66,17 @@ struct EventStaging {
 
     mutating func locked(room: Int64) { lockedRooms.append(room) }
 
+    /// Access checks read while their room's row was locked (the caller's member row is
+    /// locked by the check itself), by room and user: they stand until COMMIT too.
+    private var accesses: [Int64: [Int64: RoomAccess]] = [:]
+
     func members(ofLocked room: Int64) -> [Int64]? { members[room] }
+
+    func access(ofLocked room: Int64, user: Int64) -> RoomAccess? { accesses[room]?[user] }
+
+    mutating func remember(access: RoomAccess, of user: Int64) { accesses[access.id, default: [:]][user] = access }
+
+    mutating func forgetAccesses(of room: Int64) { accesses[room] = nil }
 
     mutating func remember(members list: [Int64], of room: Int64) { members[room] = list }
 
@@ -67,19 +84,19 @@ struct EventStaging {
 
     var finalIDs: FinalEventIDs { FinalEventIDs(finals) }
 
-    mutating func reset() { self = EventStaging() }
+    mutating func reset() { self = BatchState() }
 
     /// Returns the event's provisional id.
     mutating func stage(_ event: StagedEvent) -> Int64 {
-        pending.append(event)
-        return -Int64(finals.count + pending.count)
+        events.append(event)
+        return -Int64(events.count)
     }
 
-    /// The index in `pending` of a provisional id not stored yet.
+    /// The index of a provisional id's event when it is not stored yet.
     func pendingIndex(_ id: Int64) -> Int? {
         guard FinalEventIDs.isProvisional(id) else { return nil }
-        let index = Int(-id) - 1 - finals.count
-        return index >= 0 && index < pending.count ? index : nil
+        let index = Int(-id) - 1
+        return index >= finals.count && index < events.count ? index : nil
     }
 
     /// A stored event's id (a provisional one translated); nil while it is pending.
@@ -89,33 +106,28 @@ struct EventStaging {
         return index < finals.count ? finals[index] : nil
     }
 
-    mutating func setPeer(_ peer: Int64, ofPending index: Int) { pending[index].peer = peer }
+    mutating func setPeer(_ peer: Int64, ofPending index: Int) { events[index].peer = peer }
 
     mutating func deferSpan(_ change: StagedSpanChange) { spans.append(change) }
 
     /// The pending events were stored with ids `first...`; returns the span changes to run now.
-    mutating func stored(first: Int64) -> [StagedSpanChange] {
-        finals.append(contentsOf: (0..<Int64(pending.count)).map { first + $0 })
-        pending.removeAll(keepingCapacity: true)
-        let due = spans
-        spansRun += spans.count
-        spans.removeAll()
+    mutating func stored(first: Int64) -> ArraySlice<StagedSpanChange> {
+        finals.append(contentsOf: (0..<Int64(events.count - finals.count)).map { first + $0 })
+        let due = spans[spansRun...]
+        spansRun = spans.count
         return due
     }
 
-    /// Forgets what was staged after `mark` (the database's savepoint undid what was stored).
+    /// Forgets what was staged after `mark`. What was stored after it, earlier jobs'
+    /// events and spans too, the savepoint's rollback undid: it is pending again.
     mutating func rollBack(to mark: Mark) {
-        if mark.events < finals.count {
-            finals.removeLast(finals.count - mark.events)
-            pending.removeAll()
-        } else {
-            pending.removeLast(finals.count + pending.count - mark.events)
-        }
-        let keep = max(0, mark.spans - spansRun)
-        if keep < spans.count { spans.removeLast(spans.count - keep) }
-        spansRun = min(spansRun, mark.spans)
+        events.removeLast(events.count - mark.events)
+        if finals.count > mark.stored { finals.removeLast(finals.count - mark.stored) }
+        spans.removeLast(spans.count - mark.spans)
+        spansRun = min(spansRun, mark.spansRun)
         if mark.rooms < lockedRooms.count { lockedRooms.removeLast(lockedRooms.count - mark.rooms) }
         members.removeAll()
+        accesses.removeAll()
         nextNotice = nil
     }
 }
