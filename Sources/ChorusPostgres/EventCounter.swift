@@ -1,40 +1,45 @@
-/// The one place event ids come from: the `event_counter` row.
+/// The one place event ids come from: the `event_counter` row, taken last.
 ///
-/// Each `appendEvent` bumps the row and inserts the event in one statement. The bump
-/// takes the row's lock, held until the batch's COMMIT, so another node's batch waits for
-/// it and ids follow commit order with no gaps: a rollback (the batch's, or one job's
-/// savepoint) undoes the bump with the event. The lock is taken at the batch's first
-/// event, not last as CLUSTER.md prefers: the server renders an event with its id inside
-/// the job, so the id must be known when `appendEvent` returns (ARCHITECTURE.md, "The
-/// PostgreSQL store"). Moving the lock to the end means changing only this type and the
-/// seam.
+/// A batch's events wait in memory with provisional ids (`BatchState`) and are stored
+/// at its end by one statement that bumps the row by their number and inserts them all
+/// (`store`). The bump takes the row's lock, held until the COMMIT just after, so another
+/// node's batch waits only for that tail, and ids follow commit order with no gaps: a
+/// rollback undoes the bump with the events. An event's audience is not read under this
+/// lock but under the room's row lock (`PostgresStore.memberIDs`, ARCHITECTURE.md).
 struct EventCounter {
-    /// Bumps the counter and stores the event under the new id, in one round trip.
-    /// `$8` is the audience as an array literal (`PostgresValue.bigintArray`), `$9` the node.
-    static let append = """
-        WITH next AS (UPDATE event_counter SET last = last + 1 RETURNING last)
-        INSERT INTO events (id, room, user_id, name, by, at, payload, text, audience, node)
-        SELECT last, $1, $2, $3, $4, $5, $6, $7, $8::bigint[], $9 FROM next
-        RETURNING id
+    /// Bumps the counter by `$1` and stores the events given as parallel arrays, in order,
+    /// under the ids that follow the old value; returns the new value and the transaction
+    /// id (for a COMMIT whose answer is lost). `$9` holds each audience as an array literal.
+    static let store = """
+        WITH c AS (UPDATE event_counter SET last = last + $1::bigint RETURNING last),
+        i AS (INSERT INTO events (id, room, user_id, name, by, at, payload, text, audience, peer, control, close_token, node)
+              SELECT c.last - $1::bigint + e.ord, e.room, e.user_id, e.name, e.by, e.at, e.payload, e.text,
+                     e.audience::bigint[], e.peer, e.control, e.close_token, $13
+                FROM c, unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                               $9::text[], $10::bigint[], $11::boolean[], $12::bigint[])
+                        WITH ORDINALITY AS e(room, user_id, name, by, at, payload, text, audience, peer, control, close_token, ord))
+        SELECT last, pg_current_xact_id()::text FROM c
         """
 
-    /// A session control: sessions of the accounts `$1` (reason `$2`) or of token `$3`
-    /// close; `$4` is the node. No room, user or peer, so SYNC never returns it.
-    static let appendControl = """
-        WITH next AS (UPDATE event_counter SET last = last + 1 RETURNING last)
-        INSERT INTO events (id, name, at, payload, text, audience, control, close_token, node)
-        SELECT last, 'session.close', '', '{}', $2, $1::bigint[], true, $3, $4 FROM next
-        RETURNING id
-        """
-
-    /// Takes the row's lock without bumping it, before an event's audience is read: the
-    /// next statement then sees every commit that took an id before this transaction's,
-    /// so a member removed (or added) by an earlier id is left out (or in), as SYNC's spans
-    /// have it. The lock would be taken by the event a moment later anyway.
-    static let hold = "SELECT last FROM event_counter FOR UPDATE"
-
-    /// The newest id committed (or written by this transaction). Every id at or below it
+    /// The newest id committed (or stored by this transaction). Every id at or below it
     /// is visible to any statement that starts afterwards: the transactions that took
     /// them held the row until they committed, in order.
     static let last = "SELECT last FROM event_counter"
+
+    /// The parameters of `store` for `events`, written by `node`.
+    static func parameters(_ events: ArraySlice<StagedEvent>, node: String) -> [PostgresValue] {
+        [.int(Int64(events.count)),
+         .array(events.map { $0.room.map(String.init) }),
+         .array(events.map { $0.user.map(String.init) }),
+         .array(events.map(\.name)),
+         .array(events.map(\.by)),
+         .array(events.map(\.at)),
+         .array(events.map(\.payload)),
+         .array(events.map(\.text)),
+         .array(events.map { "{" + $0.audience.map(String.init).joined(separator: ",") + "}" }),
+         .array(events.map { $0.peer.map(String.init) }),
+         .array(events.map { $0.control ? "t" : "f" }),
+         .array(events.map { $0.closeToken.map(String.init) }),
+         .text(node)]
+    }
 }

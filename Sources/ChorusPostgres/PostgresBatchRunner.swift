@@ -30,11 +30,11 @@ final class PostgresBatchRunner {
     }
 
     private enum Attempt {
-        case committed([(PostgresJobOutcome, (any Error)?)])
+        case committed([(PostgresJobOutcome, (any Error)?)], FinalEventIDs)
         case failed(any Error)
         case rerun(guarded: Bool, cause: PostgresError?)
         /// The connection broke during COMMIT: committed or not, the server knows.
-        case unknown(xid: String, backend: Int32, [(PostgresJobOutcome, (any Error)?)])
+        case unknown(xid: String, backend: Int32, [(PostgresJobOutcome, (any Error)?)], FinalEventIDs)
     }
 
     /// Runs `batch` to its end, every completion called.
@@ -47,8 +47,8 @@ final class PostgresBatchRunner {
                 return
             }
             switch attempt(batch, guarded: guarded) {
-            case .committed(let outcomes):
-                for (outcome, override) in outcomes { outcome.deliver(override) }
+            case .committed(let outcomes, let ids):
+                for (outcome, override) in outcomes { outcome.deliver(override, ids) }
                 return
             case .failed(let error):
                 for job in batch { job.fail(error) }
@@ -63,10 +63,10 @@ final class PostgresBatchRunner {
                     return
                 }
                 guarded = nowGuarded
-            case .unknown(let xid, let backend, let outcomes):
+            case .unknown(let xid, let backend, let outcomes, let ids):
                 switch PostgresCommitSettlement.settle(xid: xid, formerBackend: backend, on: connection) {
                 case .committed:
-                    for (outcome, override) in outcomes { outcome.deliver(override) }
+                    for (outcome, override) in outcomes { outcome.deliver(override, ids) }
                 case .aborted:
                     let error = StoreError(.unavailable, message: "the connection to PostgreSQL was lost during COMMIT; "
                         + "transaction \(xid) did not commit")
@@ -101,6 +101,7 @@ final class PostgresBatchRunner {
 
     private func attempt(_ batch: [PostgresJob], guarded: Bool) -> Attempt {
         store.rerunCause = nil
+        store.batch.reset()
         do {
             try connection.execute("BEGIN")
         } catch let error as PostgresError {
@@ -113,6 +114,7 @@ final class PostgresBatchRunner {
         do {
             for job in batch {
                 if guarded { try connection.execute("SAVEPOINT chorus_job") }
+                let mark = store.batch.mark
                 let writesBefore = store.writes
                 let outcome = job.perform(store)
                 guard connection.isConnected else { return .failed(lost(outcome.error)) }
@@ -131,6 +133,7 @@ final class PostgresBatchRunner {
                 }
                 if outcome.error != nil || aborted {
                     try connection.execute("ROLLBACK TO SAVEPOINT chorus_job")
+                    store.batch.rollBack(to: mark)
                 }
                 try connection.execute("RELEASE SAVEPOINT chorus_job")
                 // A job that caught a failed statement and carried on lost what it did
@@ -140,17 +143,20 @@ final class PostgresBatchRunner {
                     : nil
                 outcomes.append((outcome, swallowed))
             }
-            let xid = try connection.query("SELECT pg_current_xact_id_if_assigned()::text").firstRow().string(0)
+            // The counter, taken last: its lock is held only from here to COMMIT.
+            let xid = try store.storeStagedEvents()
+                ?? connection.query("SELECT pg_current_xact_id_if_assigned()::text").firstRow().string(0)
+            let ids = store.batch.finalIDs
             let backend = connection.backendPID
             do {
                 try connection.execute("COMMIT")
             } catch let error as PostgresError where !connection.isConnected {
                 // Nothing written (no transaction id) means nothing to lose: the reads stand.
-                guard let xid else { return .committed(outcomes) }
+                guard let xid else { return .committed(outcomes, ids) }
                 _ = error
-                return .unknown(xid: xid, backend: backend, outcomes)
+                return .unknown(xid: xid, backend: backend, outcomes, ids)
             }
-            return .committed(outcomes)
+            return .committed(outcomes, ids)
         } catch let error as PostgresError {
             if !connection.isConnected { return .failed(lost(error)) }
             if error.sqlState == "40P01" || error.sqlState == "40001" {

@@ -57,11 +57,18 @@ public final class PostgresQueue: StoreExecutor {
             perform: { store in
                 let result = Result { try job(store) }
                 let error: (any Error)? = if case .failure(let error) = result { error } else { nil }
-                return PostgresJobOutcome(error: error) { batchError in
-                    completion(batchError.map { .failure($0) } ?? result)
+                return PostgresJobOutcome(error: error) { batchError, ids in
+                    if let batchError { return completion(.failure(batchError)) }
+                    completion(ids.isEmpty ? result : result.map { Self.resolving($0, ids) })
                 }
             },
             fail: { completion(.failure($0)) }), wakeWorker: !deferWake)
+    }
+
+    /// A result holding provisional event ids, with their final ones.
+    private static func resolving<T>(_ value: T, _ ids: FinalEventIDs) -> T {
+        guard let held = value as? any HoldsProvisionalEventIDs else { return value }
+        return held.resolvingEventIDs(ids) as! T
     }
 
     /// `submit` for a job that needs the PostgreSQL store itself (its connection): tests

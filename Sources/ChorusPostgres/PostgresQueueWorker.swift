@@ -18,8 +18,9 @@ struct PostgresJob: Sendable {
 struct PostgresJobOutcome {
     /// The job's own error, if it threw.
     let error: (any Error)?
-    /// Calls the completion: with the job's own result when given nil, else with this error.
-    let deliver: ((any Error)?) -> Void
+    /// Calls the completion: with the job's own result (its provisional event ids made
+    /// final) when given no error, else with this error.
+    let deliver: ((any Error)?, FinalEventIDs) -> Void
 }
 
 /// The queue's state and its thread's loop; the thread holds this, not the queue, so a

@@ -10,45 +10,97 @@ extension PostgresStore {
                     payload: row.text(5), text: row.text(6))
     }
 
-    /// The id comes from the counter row (`EventCounter`), whose lock this batch then
-    /// holds to its COMMIT.
-    /// The audience and this node's name go with the row, for the other nodes' tails.
-    public func appendEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
-                            payload: String, text: String, audience: [Int64]) throws -> Int64 {
-        guard let id = try writeReturning(EventCounter.append, [.init(room), .init(user), .text(name), .init(by), .text(at),
-                                                                .text(payload), .text(text), .bigintArray(audience),
-                                                                .text(node)], map: { try $0.int(0) })
-        else { throw StoreError(.failed, message: "the event counter row is missing") }
-        return id
+    /// Staged: stored with its id at the batch's end (`EventCounter.store`), its id
+    /// provisional until then. The audience and this node's name go with the row, for
+    /// the other nodes' tails.
+    public func stageEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
+                           payload: String, text: String, audience: [Int64]) throws -> Int64 {
+        writes += 1
+        return batch.stage(StagedEvent(room: room, user: user, name: name, by: by, at: at, payload: payload,
+                                       text: text, audience: audience))
     }
 
     /// Takes the next id like an event, so every node closes the sessions at this point.
-    public func appendSessionControl(_ control: SessionControl) throws -> Int64? {
+    public func stageSessionControl(_ control: SessionControl) throws -> Int64? {
         guard !control.isEmpty else { return nil }
-        guard let id = try writeReturning(EventCounter.appendControl,
-                                          [.bigintArray(control.closeUsers), .text(control.reason), .init(control.closeToken),
-                                           .text(node)], map: { try $0.int(0) })
-        else { throw StoreError(.failed, message: "the event counter row is missing") }
-        return id
+        writes += 1
+        return batch.stage(StagedEvent(room: nil, user: nil, name: "session.close", by: nil, at: "", payload: "{}",
+                                       text: control.reason, audience: control.closeUsers, control: true,
+                                       closeToken: control.closeToken))
+    }
+
+    /// Stored now with its final id: the counter's lock is then held from here to COMMIT.
+    /// For callers that need the id inside the job; the server stages.
+    public func appendEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
+                            payload: String, text: String, audience: [Int64]) throws -> Int64 {
+        let id = try stageEvent(room: room, user: user, name: name, by: by, at: at, payload: payload, text: text,
+                                audience: audience)
+        try converting { _ = try storeStagedEvents() }
+        return batch.finalIDs.final(id)
+    }
+
+    public func appendSessionControl(_ control: SessionControl) throws -> Int64? {
+        guard let id = try stageSessionControl(control) else { return nil }
+        try converting { _ = try storeStagedEvents() }
+        return batch.finalIDs.final(id)
+    }
+
+    /// Stores the pending events in one round trip (`EventCounter.store`), then the span
+    /// changes that waited for their ids; returns the transaction id, nil when nothing was
+    /// pending. Throws `PostgresError`, for the batch runner to judge.
+    func storeStagedEvents() throws -> String? {
+        guard !batch.pending.isEmpty else { return nil }
+        let count = Int64(batch.pending.count)
+        let result = try connection.queryPrepared(EventCounter.store, EventCounter.parameters(batch.pending, node: node))
+        let row = try result.firstRow()
+        guard let last = try row.int64(0) else {
+            throw PostgresError(sqlState: nil, kind: .failed, message: "the event counter row is missing")
+        }
+        for change in batch.stored(first: last - count + 1) {
+            switch change {
+            case .open(let room, let user, let event): try openSpan(room: room, user: user, event: event)
+            case .close(let room, let user, let event): try closeSpan(room: room, user: user, event: event)
+            }
+        }
+        return row.string(1)
     }
 
     public func lastEventID() throws -> Int64 { try integer(EventCounter.last) }
 
     public func setEventPeer(event: Int64, peer: Int64) throws {
-        try write("UPDATE events SET peer = $2 WHERE id = $1", [.int(event), .int(peer)])
+        if let index = batch.pendingIndex(event) { return batch.setPeer(peer, ofPending: index) }
+        try write("UPDATE events SET peer = $2 WHERE id = $1", [.int(storedID(event)), .int(peer)])
     }
 
+    /// A span naming a staged event is written once the event has its id, just after it.
     public func openMembership(room: Int64, user: Int64, fromEvent event: Int64) throws {
-        try write("INSERT INTO memberships (room, user_id, first_event, last_event) VALUES ($1, $2, $3, NULL)",
-                  [.int(room), .int(user), .int(event)])
+        writes += 1
+        guard batch.pendingIndex(event) == nil else { return batch.deferSpan(.open(room: room, user: user, event: event)) }
+        try converting { try openSpan(room: room, user: user, event: storedID(event)) }
     }
 
     public func closeMembership(room: Int64, user: Int64?, atEvent event: Int64) throws {
+        writes += 1
+        guard batch.pendingIndex(event) == nil else { return batch.deferSpan(.close(room: room, user: user, event: event)) }
+        try converting { try closeSpan(room: room, user: user, event: storedID(event)) }
+    }
+
+    private func storedID(_ event: Int64) -> Int64 { batch.storedID(event) ?? event }
+
+    private func openSpan(room: Int64, user: Int64, event: Int64) throws {
+        _ = try connection.queryPrepared("INSERT INTO memberships (room, user_id, first_event, last_event) VALUES ($1, $2, $3, NULL)",
+                                         [.int(room), .int(user), .int(storedID(event))])
+    }
+
+    private func closeSpan(room: Int64, user: Int64?, event: Int64) throws {
+        let event = storedID(event)
         if let user {
-            try write("UPDATE memberships SET last_event = $3 WHERE room = $1 AND user_id = $2 AND last_event IS NULL",
-                      [.int(room), .int(user), .int(event)])
+            _ = try connection.queryPrepared(
+                "UPDATE memberships SET last_event = $3 WHERE room = $1 AND user_id = $2 AND last_event IS NULL",
+                [.int(room), .int(user), .int(event)])
         } else {
-            try write("UPDATE memberships SET last_event = $2 WHERE room = $1 AND last_event IS NULL", [.int(room), .int(event)])
+            _ = try connection.queryPrepared("UPDATE memberships SET last_event = $2 WHERE room = $1 AND last_event IS NULL",
+                                             [.int(room), .int(event)])
         }
     }
 

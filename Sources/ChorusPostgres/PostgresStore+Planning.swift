@@ -22,8 +22,10 @@ extension PostgresStore {
         try write("UPDATE tasks SET \(kind.columns.sent) = true WHERE id = $1", [.int(task)])
     }
 
+    /// Answered from the task update just before when nothing was written since.
     public func nextNoticeTime() throws -> Int64? {
-        try row("""
+        if let known = batch.nextNotice { return known }
+        return try row("""
             SELECT least((SELECT min(due_at) FROM tasks WHERE NOT done AND NOT overdue_sent AND due_at IS NOT NULL),
                          (SELECT min(remind_at) FROM tasks WHERE NOT done AND NOT remind_sent AND remind_at IS NOT NULL),
                          (SELECT min(behind_at) FROM tasks WHERE NOT done AND NOT behind_sent AND behind_at IS NOT NULL))

@@ -7,8 +7,8 @@ import Foundation
 /// The access checks (`roomAccess`, `role`) lock the caller's member row `FOR SHARE`
 /// until COMMIT: a removal or role change on another node then waits for this command,
 /// or this command waits for it and sees its outcome (CLUSTER.md, "Reads, locks,
-/// isolation"). An event's audience is read holding the event counter (`memberIDs`), so
-/// it is the room's members as of the event's id. Reads that lead to a write lock what
+/// isolation"). An event's audience is read holding the room's row (`memberIDs`), so it
+/// is the room's members as of the event's id. Reads that lead to a write lock what
 /// they read (`invite(code:)` here, `task(id:)`); changes take their rows' exclusive
 /// locks by updating or deleting them.
 extension PostgresStore {
@@ -35,11 +35,17 @@ extension PostgresStore {
         return try roomRecord(id: found.0, name: found.1, role: found.2, now: now)
     }
 
+    /// Read once per room and user in a batch once the room's row is locked (`memberIDs`):
+    /// with both rows locked, only this transaction can change what it says.
     public func roomAccess(id: Int64, forUser user: Int64) throws -> RoomAccess? {
-        try row("""
+        let roomLocked = batch.hasLocked(room: id)
+        if roomLocked, let known = batch.access(ofLocked: id, user: user) { return known }
+        let access = try row("""
             SELECT r.id, r.name, m.role FROM members m JOIN rooms r ON r.id = m.room WHERE m.room = $1 AND m.user_id = $2
             FOR SHARE OF m
             """, [.int(id), .int(user)]) { RoomAccess(id: try $0.int(0), name: $0.text(1), role: Role(rawValue: $0.text(2)) ?? .member) }
+        if roomLocked, let access { batch.remember(access: access, of: user) }
+        return access
     }
 
     /// Compared in Swift, as SQLite's store does: "Küche" must match "KÜCHE" whatever the
@@ -71,10 +77,30 @@ extension PostgresStore {
             """, [.int(room)]) { MemberRecord(userID: try $0.int(0), name: $0.text(1), role: Role(rawValue: $0.text(2)) ?? .member) }
     }
 
-    /// Read holding the event counter (`EventCounter.hold`): this is every event's audience.
+    /// Every event's audience, read holding the room's row `FOR SHARE` (taken by the
+    /// statement before, so this one's snapshot follows any change it waited for).
+    /// Membership changes lock the row exclusively first (`lockRoomForChange`), so they and
+    /// this read are ordered as their commits, hence as their events' ids, which the
+    /// counter hands out only at COMMIT: the audience is the room as of the event's id.
+    /// The list is read once per room per batch: under the lock only this transaction
+    /// can change it, and its changes drop the copy.
     public func memberIDs(ofRoom room: Int64) throws -> [Int64] {
-        _ = try rows(EventCounter.hold, []) { try $0.int(0) }
-        return try rows("SELECT user_id FROM members WHERE room = $1 ORDER BY user_id", [.int(room)]) { try $0.int(0) }
+        if let known = batch.members(ofLocked: room) { return known }
+        if !batch.hasLocked(room: room) {
+            _ = try rows("SELECT 1 FROM rooms WHERE id = $1 FOR SHARE", [.int(room)]) { _ in () }
+            batch.locked(room: room)
+        }
+        let list = try rows("SELECT user_id FROM members WHERE room = $1 ORDER BY user_id", [.int(room)]) { try $0.int(0) }
+        batch.remember(members: list, of: room)
+        return list
+    }
+
+    /// Before a change of the room's members: waits for every uncommitted audience read.
+    private func lockRoomForChange(_ room: Int64) throws {
+        batch.forgetMembers(of: room)
+        batch.forgetAccesses(of: room)
+        _ = try rows("SELECT 1 FROM rooms WHERE id = $1 FOR NO KEY UPDATE", [.int(room)]) { _ in () }
+        batch.locked(room: room)
     }
 
     public func role(ofUser user: Int64, inRoom room: Int64) throws -> Role? {
@@ -85,6 +111,7 @@ extension PostgresStore {
 
     /// An existing member is found by ON CONFLICT, so the batch transaction stays usable.
     public func addMember(room: Int64, user: Int64, role: Role, joined: String) throws {
+        try lockRoomForChange(room)
         let added = try write("""
             INSERT INTO members (room, user_id, role, joined) VALUES ($1, $2, $3, $4) ON CONFLICT (room, user_id) DO NOTHING
             """, [.int(room), .int(user), .text(role.rawValue), .text(joined)])
@@ -92,19 +119,24 @@ extension PostgresStore {
     }
 
     public func removeMember(room: Int64, user: Int64) throws {
+        try lockRoomForChange(room)
         try write("DELETE FROM members WHERE room = $1 AND user_id = $2", [.int(room), .int(user)])
         try write("UPDATE tasks SET assignee = NULL WHERE room = $1 AND assignee = $2", [.int(room), .int(user)])
     }
 
     public func setRole(room: Int64, user: Int64, role: Role) throws {
+        batch.forgetAccesses(of: room)
         try write("UPDATE members SET role = $3 WHERE room = $1 AND user_id = $2", [.int(room), .int(user), .text(role.rawValue)])
     }
 
     public func renameRoom(_ room: Int64, to name: String) throws {
+        batch.forgetAccesses(of: room)
         try write("UPDATE rooms SET name = $2 WHERE id = $1", [.int(room), .text(name)])
     }
 
     public func deleteRoom(_ room: Int64) throws {
+        batch.forgetMembers(of: room)
+        batch.forgetAccesses(of: room)
         try write("DELETE FROM rooms WHERE id = $1", [.int(room)])
     }
 

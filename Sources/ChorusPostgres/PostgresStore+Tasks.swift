@@ -107,9 +107,26 @@ extension PostgresStore {
     }
 
     public func updateTask(_ ready: ReadyTask) throws {
-        let task = ready.record
-        let notices = task.notices
-        try write("""
+        try write(PostgresTaskSQL.update, PostgresTaskSQL.updateParameters(ready))
+    }
+
+    /// The update and the read in one statement; the row stays locked, as `task(id:)` has it.
+    /// The statement also finds the next notice moment, for the job's `nextNoticeTime`.
+    public func updateTaskReadingBack(_ ready: ReadyTask) throws -> TaskRecord? {
+        let read = try writeReturning(PostgresTaskSQL.updateReadingBack, PostgresTaskSQL.updateParameters(ready)) { row in
+            (try PostgresTaskSQL.record(row), try row.int64(PostgresTaskSQL.nextNoticeColumn))
+        }
+        if let read { batch.nextNotice = .some(read.1) }
+        return read?.0
+    }
+
+    public func deleteTask(id: Int64) throws {
+        try write("DELETE FROM tasks WHERE id = $1", [.int(id)])
+    }
+}
+
+extension PostgresTaskSQL {
+    static let update = """
             UPDATE tasks SET title = $2, notes = $3, done = $4, progress = $5, reopen_progress = $22,
                              assignee = $6, due = $7, start = $8,
                              estimate = $9, points = $10, parent = $11, repeat = $12, rotate = $13, remind = $14,
@@ -117,15 +134,35 @@ extension PostgresStore {
                              due_at = $17, remind_at = $18, behind_at = $19,
                              overdue_sent = $23, remind_sent = $24, behind_sent = $25
             WHERE id = $1
-            """, [.int(task.id), .text(task.title), .init(task.notes), .bool(task.done), .int(Int64(task.progress)),
+            """
+
+    /// `update`, returning the row as `select` reads it (the subtasks' roll-up from
+    /// the statement's snapshot: this update changes none of them), and the next notice
+    /// moment: `nextNoticeTime`'s over the other tasks (their rows as they were), with
+    /// this task's new moments.
+    static let updateReadingBack = "WITH t AS (" + update + " RETURNING *) "
+        + select.replacingOccurrences(of: "FROM tasks t", with: ", " + nextNoticeWithUpdate + " FROM t")
+
+    /// Where `updateReadingBack` puts the next notice moment, after `record`'s columns.
+    static let nextNoticeColumn = 34
+
+    private static let nextNoticeWithUpdate = """
+        least((SELECT min(due_at) FROM tasks WHERE NOT done AND NOT overdue_sent AND due_at IS NOT NULL AND id <> t.id),
+              (SELECT min(remind_at) FROM tasks WHERE NOT done AND NOT remind_sent AND remind_at IS NOT NULL AND id <> t.id),
+              (SELECT min(behind_at) FROM tasks WHERE NOT done AND NOT behind_sent AND behind_at IS NOT NULL AND id <> t.id),
+              CASE WHEN NOT t.done AND NOT t.overdue_sent THEN t.due_at END,
+              CASE WHEN NOT t.done AND NOT t.remind_sent THEN t.remind_at END,
+              CASE WHEN NOT t.done AND NOT t.behind_sent THEN t.behind_at END)
+        """
+
+    static func updateParameters(_ ready: ReadyTask) -> [PostgresValue] {
+        let task = ready.record
+        let notices = task.notices
+        return [.int(task.id), .text(task.title), .init(task.notes), .bool(task.done), .int(Int64(task.progress)),
                   .init(task.assigneeID), .init(task.due), .init(task.start), .init(task.estimate), .int(Int64(task.points)),
                   .init(task.parent), .init(task.repeatRule), .init(task.rotate), .init(task.remind),
                   .init(task.doneAt), .init(task.doneByID), .init(notices.dueAt), .init(notices.remindAt),
                   .init(notices.behindAt), .init(task.nextOccurrence), .init(task.repeatDay), .init(task.reopenProgress),
-                  .bool(notices.overdueSent), .bool(notices.remindSent), .bool(notices.behindSent)])
-    }
-
-    public func deleteTask(id: Int64) throws {
-        try write("DELETE FROM tasks WHERE id = $1", [.int(id)])
+                  .bool(notices.overdueSent), .bool(notices.remindSent), .bool(notices.behindSent)]
     }
 }

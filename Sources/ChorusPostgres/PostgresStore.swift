@@ -19,6 +19,9 @@ public final class PostgresStore: Store {
     /// A deadlock (40P01) or serialization failure (40001) a statement hit: the batch is
     /// rolled back and run again.
     var rerunCause: PostgresError?
+    /// What this batch keeps in memory: its events waiting for ids (`EventCounter`), what
+    /// it read under its locks. Reset by each attempt.
+    var batch = BatchState()
 
     /// Takes a connected connection and brings its database's schema up to date.
     public init(connection: PostgresConnection) throws {
@@ -47,18 +50,25 @@ public final class PostgresStore: Store {
     @discardableResult
     func write(_ sql: String, _ parameters: [PostgresValue] = []) throws -> Int64 {
         writes += 1
+        batch.nextNotice = nil
         return try run(sql, parameters).affectedRows
     }
 
     /// A statement that changes rows and returns some (`RETURNING`).
     func writeReturning<T>(_ sql: String, _ parameters: [PostgresValue] = [], map: (PostgresRow) throws -> T) throws -> T? {
         writes += 1
+        batch.nextNotice = nil
         return try row(sql, parameters, map: map)
     }
 
     private func run(_ sql: String, _ parameters: [PostgresValue]) throws -> PostgresResult {
+        try converting { try connection.queryPrepared(sql, parameters) }
+    }
+
+    /// Runs `body`, its `PostgresError` leaving as a `StoreError` (a deadlock noted first).
+    func converting<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try connection.queryPrepared(sql, parameters)
+            return try body()
         } catch let error as PostgresError {
             if error.sqlState == "40P01" || error.sqlState == "40001" { rerunCause = error }
             throw error.storeError

@@ -44,3 +44,33 @@ extension PostgresValue {
         .text("{" + values.map(String.init).joined(separator: ",") + "}")
     }
 }
+
+extension PostgresValue {
+    /// An array parameter (`$n::text[]`, `$n::bigint[]`, ...) from its elements' text
+    /// forms, nil for NULL: each element quoted, so any text reads back as it was.
+    static func array(_ elements: [String?]) -> PostgresValue {
+        var literal = "{"
+        literal.reserveCapacity(elements.count * 8 + 2)
+        for (index, element) in elements.enumerated() {
+            if index > 0 { literal.append(",") }
+            guard let element else {
+                literal.append("NULL")
+                continue
+            }
+            literal.append("\"")
+            if element.utf8.contains(where: { $0 == 0x22 || $0 == 0x5c }) {
+                for character in element.unicodeScalars {
+                    if character == "\"" || character == "\\" { literal.append("\\") }
+                    literal.unicodeScalars.append(character)
+                }
+            } else {
+                literal.append(element)
+            }
+            literal.append("\"")
+        }
+        literal.append("}")
+        return .text(literal)
+    }
+
+    static func array(_ elements: [String]) -> PostgresValue { array(elements.map(Optional.some)) }
+}

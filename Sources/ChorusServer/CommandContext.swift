@@ -12,8 +12,10 @@ struct Caller: Sendable {
 
 /// An event and the users whose sessions should get it.
 struct Delivery: Sendable {
-    let id: Int64
-    let event: RenderedEvent
+    private(set) var id: Int64
+    private(set) var event: RenderedEvent
+    /// What the event is rendered from while its id is provisional (`FinalEventIDs`).
+    private var unrendered: UnrenderedEvent?
     /// Each user once, in increasing order, so fan-out needs no set of its own.
     let audience: [Int64]
     /// A notice (overdue, reminder, behind): kept for audience members with no session,
@@ -25,6 +27,24 @@ struct Delivery: Sendable {
         self.event = event
         self.audience = Self.uniqued(audience)
         self.isNotice = isNotice
+    }
+
+    /// An event whose id is provisional: rendered once the final id is known (`resolving`).
+    init(provisionalID id: Int64, _ unrendered: UnrenderedEvent, audience: [Int64], isNotice: Bool) {
+        self.init(id: id, event: Self.notYetRendered, audience: audience, isNotice: isNotice)
+        self.unrendered = unrendered
+    }
+
+    private static let notYetRendered = RenderedEvent(text: [], json: [])
+
+    /// With its final id, rendered.
+    func resolving(_ ids: FinalEventIDs) -> Delivery {
+        guard let unrendered else { return self }
+        var final = self
+        final.id = ids.final(id)
+        final.event = unrendered.rendering(id: final.id)
+        final.unrendered = nil
+        return final
     }
 
     /// Sorted without repeats. A room's member list arrives sorted, which keeps this linear.
@@ -48,8 +68,22 @@ private extension Array where Element == Int64 {
     var isStrictlyIncreasing: Bool { zip(self, dropFirst()).allSatisfy { $0 < $1 } }
 }
 
+/// What an event's wire form is made of, but its id.
+struct UnrenderedEvent: Sendable {
+    let name: String
+    let at: String
+    let by: String?
+    let payloadJSON: [UInt8]
+    let text: String
+
+    func rendering(id: Int64) -> RenderedEvent {
+        Event.rendering(id: id, name: name, at: at, by: by, payloadJSON: payloadJSON, text: text)
+    }
+}
+
 /// What a household command produced: the reply, and events to fan out once committed.
-struct CommandResult: Sendable {
+/// Its event ids may be provisional until then (`FinalEventIDs`).
+struct CommandResult: HoldsProvisionalEventIDs {
     var reply: Reply
     var deliveries: [Delivery] = []
     /// When the scheduler next owes a notice, when the command may have changed it.
@@ -69,6 +103,13 @@ struct CommandResult: Sendable {
     /// The closes, for the store.
     var sessionControl: SessionControl {
         SessionControl(closeUsers: closeUsers, reason: closeReason, closeToken: closeToken)
+    }
+
+    func resolvingEventIDs(_ ids: FinalEventIDs) -> CommandResult {
+        var final = self
+        final.deliveries = deliveries.map { $0.resolving(ids) }
+        final.controlID = controlID.map(ids.final)
+        return final
     }
 }
 
@@ -136,7 +177,9 @@ final class CommandContext {
 
     // MARK: Events
 
-    /// Stores the event and queues it for `audience` (user ids). Returns its id.
+    /// Stores the event and queues it for `audience` (user ids). Returns its id, which
+    /// may be provisional: only store methods may be given it, and the event is rendered
+    /// once the id is final.
     /// `by` is the caller, except for the scheduler's notices, which nobody caused.
     @discardableResult
     func emit(_ name: String, room: Int64?, user: Int64? = nil, payload: [(String, JSONValue)], text: String,
@@ -146,10 +189,14 @@ final class CommandContext {
         let audience = Delivery.uniqued(audience)
         var payloadBytes: [UInt8] = []
         JSONValue.encodeFields(payload, into: &payloadBytes)
-        let id = try db.appendEvent(room: room, user: user, name: name, by: by, at: timestamp,
-                                    payload: String(decoding: payloadBytes, as: UTF8.self), text: text, audience: audience)
-        let event = Event.rendering(id: id, name: name, at: timestamp, by: by, payloadJSON: payloadBytes, text: text)
-        deliveries.append(Delivery(id: id, event: event, audience: audience, isNotice: notice))
+        let id = try db.stageEvent(room: room, user: user, name: name, by: by, at: timestamp,
+                                   payload: String(decoding: payloadBytes, as: UTF8.self), text: text, audience: audience)
+        let unrendered = UnrenderedEvent(name: name, at: timestamp, by: by, payloadJSON: payloadBytes, text: text)
+        if FinalEventIDs.isProvisional(id) {
+            deliveries.append(Delivery(provisionalID: id, unrendered, audience: audience, isNotice: notice))
+        } else {
+            deliveries.append(Delivery(id: id, event: unrendered.rendering(id: id), audience: audience, isNotice: notice))
+        }
         return id
     }
 

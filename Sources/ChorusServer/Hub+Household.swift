@@ -63,12 +63,12 @@ extension Hub {
             let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status)
             var result = try work(context)
             if touchesTasks {
-                try context.fireDueNotices(ledger: state.notices)
+                let next = try context.fireDueNotices(ledger: state.notices)
                 result.deliveries = context.deliveries
-                result.nextNotice = .some(try context.nextNoticeTime())
+                result.nextNotice = .some(next)
             }
             // Closes ride the log where other nodes read it, in this transaction.
-            if !result.sessionControl.isEmpty { result.controlID = try db.appendSessionControl(result.sessionControl) }
+            if !result.sessionControl.isEmpty { result.controlID = try db.stageSessionControl(result.sessionControl) }
             return result
         }, deferWake: true) { result in
             // On the database thread, just after the commit: every loop gets the events,

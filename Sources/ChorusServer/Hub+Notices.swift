@@ -36,8 +36,8 @@ extension Hub {
         let state = self.state
         database.submit({ db in
             let context = CommandContext(db: db, caller: Caller(id: 0, name: "chorus"), now: clock.now(), online: [])
-            try context.fireDueNotices(ledger: state.notices)
-            return CommandResult(reply: .ok(), deliveries: context.deliveries, nextNotice: .some(try context.nextNoticeTime()))
+            let next = try context.fireDueNotices(ledger: state.notices)
+            return CommandResult(reply: .ok(), deliveries: context.deliveries, nextNotice: .some(next))
         }) { result in
             // Failures need no place in the order: nobody waits for a reply.
             if case .success(let fired) = result {

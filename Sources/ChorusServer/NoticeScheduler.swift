@@ -8,9 +8,13 @@ import Foundation
 /// single timer for that moment (`Hub+Notices.swift`); nothing polls every task.
 extension CommandContext {
     /// Fires every notice whose time has come, marking each sent in this transaction, in
-    /// which `ledger` may also hold it for its audience.
-    func fireDueNotices(ledger: any NoticeLedger) throws {
+    /// which `ledger` may also hold it for its audience, and returns when the next one is
+    /// owed. The earliest moment is read first: when it has not come (nearly always),
+    /// nothing is due and it is the answer, in one statement.
+    func fireDueNotices(ledger: any NoticeLedger) throws -> Date? {
         let second = Int64(now.timeIntervalSince1970.rounded(.down))
+        let earliest = try db.nextNoticeTime()
+        guard let earliest, earliest <= second else { return earliest.map { Date(timeIntervalSince1970: Double($0)) } }
         for kind in NoticeKind.allCases {
             for id in try db.dueNotices(kind, now: second) {
                 try db.markNoticeSent(kind, task: id)
@@ -19,6 +23,7 @@ extension CommandContext {
                 try ledger.stored(event: event, audience: audience, db: db)
             }
         }
+        return try nextNoticeTime()
     }
 
     /// When the next notice is owed, if any.

@@ -253,8 +253,10 @@ extension CommandContext {
     /// Writes the task as the domain leaves it to be stored, and reads it back with its
     /// computed fields.
     private func save(_ task: TaskRecord) throws -> TaskRecord {
-        try db.updateTask(TaskLifecycle.readyToStore(task))
-        return try reload(task.id)
+        guard let saved = try db.updateTaskReadingBack(TaskLifecycle.readyToStore(task)) else {
+            throw ChorusError.taskVanished(task.id)
+        }
+        return saved
     }
 
     private func reload(_ id: Int64) throws -> TaskRecord {

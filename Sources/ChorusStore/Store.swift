@@ -81,6 +81,9 @@ public protocol Store: AnyObject {
     /// Stores every field as given, notice times and sent marks included: the domain
     /// worked them out (`TaskLifecycle.readyToStore`, the only maker of a `ReadyTask`).
     func updateTask(_ task: ReadyTask) throws
+    /// `updateTask`, then the task as `task(id:)` reads it (nil when it is gone), in one
+    /// round trip where the engine can. Default: the two calls.
+    func updateTaskReadingBack(_ task: ReadyTask) throws -> TaskRecord?
     /// Deletes the task with its subtasks and comments.
     func deleteTask(id: Int64) throws
 
@@ -109,6 +112,13 @@ public protocol Store: AnyObject {
     /// An engine whose sessions all live in one process (SQLite) stores nothing and returns
     /// nil: its loops get the close from the committed job's result in memory.
     func appendSessionControl(_ control: SessionControl) throws -> Int64?
+    /// `appendEvent` for the server's jobs: the id may be provisional until the batch
+    /// commits (`FinalEventIDs`), so the job's result must be `HoldsProvisionalEventIDs`.
+    /// Store methods taking an event id accept a provisional one. Default: `appendEvent`.
+    func stageEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
+                    payload: String, text: String, audience: [Int64]) throws -> Int64
+    /// `appendSessionControl`, with the id possibly provisional as `stageEvent`'s.
+    func stageSessionControl(_ control: SessionControl) throws -> Int64?
     /// The newest event id, 0 for an empty log.
     func lastEventID() throws -> Int64
     /// Marks an event as a DM between two users, so SYNC finds it for both.

@@ -124,6 +124,26 @@ struct CrossNodeLockTests {
         #expect(audience == [nodes.alice])
     }
 
+    /// The other way round: a member added on node b while node a's event (its id taken
+    /// only at a's COMMIT) has read the room's audience waits for that commit, so the event
+    /// that left carol out has the smaller id, as SYNC's spans have it.
+    @Test func aMemberAddedWaitsForAnAudienceBeingRead() throws {
+        let nodes = try TwoNodes()
+        let room = nodes.room
+        let carol = try nodes.a.syncPostgres { db in try db.createAccount(name: "carol", passwordHash: "x", created: "t").id }
+        let (audience, waited) = try nodes.race(first: { db, reached in
+            let audience = try db.memberIDs(ofRoom: room)
+            _ = try db.stageEvent(room: room, user: nil, name: "message", by: "alice", at: "t", payload: "{}", text: "hi",
+                                  audience: audience)
+            reached()
+        }, second: { db in
+            try db.addMember(room: room, user: carol, role: .member, joined: "t")
+            return try db.memberIDs(ofRoom: room)
+        })
+        #expect(waited, "carol was added while an audience read without her was uncommitted")
+        #expect(audience == [nodes.alice, nodes.bob, carol].sorted())
+    }
+
     /// A one-use invite joins once: a second node's JOIN reads it after the first used it up.
     @Test func aOneUseInviteIsUsedOnce() throws {
         let nodes = try TwoNodes()

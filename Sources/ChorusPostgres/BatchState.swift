@@ -1,0 +1,133 @@
+import ChorusCore
+import ChorusStore
+
+/// One event waiting in memory for its id, the batch's turn at the counter.
+struct StagedEvent {
+    var room: Int64?
+    var user: Int64?
+    var name: String
+    var by: String?
+    var at: String
+    var payload: String
+    var text: String
+    var audience: [Int64]
+    var peer: Int64?
+    var control = false
+    var closeToken: Int64?
+}
+
+/// A membership span change naming an event still staged: run once the event has its id.
+enum StagedSpanChange {
+    case open(room: Int64, user: Int64, event: Int64)
+    case close(room: Int64, user: Int64?, event: Int64)
+}
+
+/// What one batch's transaction keeps in memory: its events without ids yet and the ids
+/// of those already stored, and what it read under locks it holds to COMMIT. Provisional
+/// id `-k` is the batch's k-th staged event (`FinalEventIDs`); the first `finals.count`
+/// have been stored, the rest are `pending`, in order.
+struct BatchState {
+    /// Every event staged in this batch; the first `finals.count` are stored.
+    private var events: [StagedEvent] = []
+    private(set) var finals: [Int64] = []
+    /// Every span change naming a staged event; the first `spansRun` have been written.
+    private var spans: [StagedSpanChange] = []
+    private var spansRun = 0
+
+    /// The events staged and not stored yet.
+    var pending: ArraySlice<StagedEvent> { events[finals.count...] }
+
+    /// Rooms whose row this transaction has locked, in order (`PostgresStore.memberIDs`).
+    private(set) var lockedRooms: [Int64] = []
+
+    /// Where a job started: a job rolled back to its savepoint drops what it staged, and
+    /// the row locks it took are released.
+    struct Mark {
+        let events: Int
+        let stored: Int
+        let spans: Int
+        let spansRun: Int
+        let rooms: Int
+    }
+
+    var mark: Mark {
+        Mark(events: events.count, stored: finals.count, spans: spans.count, spansRun: spansRun, rooms: lockedRooms.count)
+    }
+
+    /// Member lists read under those locks: no other transaction can change them until
+    /// COMMIT, and this one's own changes drop them (`forgetMembers`).
+    private var members: [Int64: [Int64]] = [:]
+
+    /// The next notice moment a task update read back with the task
+    /// (`PostgresStore.updateTaskReadingBack`), until the next write: `nextNoticeTime`'s answer.
+    var nextNotice: Int64??
+
+    func hasLocked(room: Int64) -> Bool { lockedRooms.contains(room) }
+
+    mutating func locked(room: Int64) { lockedRooms.append(room) }
+
+    /// Access checks read while their room's row was locked (the caller's member row is
+    /// locked by the check itself), by room and user: they stand until COMMIT too.
+    private var accesses: [Int64: [Int64: RoomAccess]] = [:]
+
+    func members(ofLocked room: Int64) -> [Int64]? { members[room] }
+
+    func access(ofLocked room: Int64, user: Int64) -> RoomAccess? { accesses[room]?[user] }
+
+    mutating func remember(access: RoomAccess, of user: Int64) { accesses[access.id, default: [:]][user] = access }
+
+    mutating func forgetAccesses(of room: Int64) { accesses[room] = nil }
+
+    mutating func remember(members list: [Int64], of room: Int64) { members[room] = list }
+
+    mutating func forgetMembers(of room: Int64) { members[room] = nil }
+
+    var finalIDs: FinalEventIDs { FinalEventIDs(finals) }
+
+    mutating func reset() { self = BatchState() }
+
+    /// Returns the event's provisional id.
+    mutating func stage(_ event: StagedEvent) -> Int64 {
+        events.append(event)
+        return -Int64(events.count)
+    }
+
+    /// The index of a provisional id's event when it is not stored yet.
+    func pendingIndex(_ id: Int64) -> Int? {
+        guard FinalEventIDs.isProvisional(id) else { return nil }
+        let index = Int(-id) - 1
+        return index >= finals.count && index < events.count ? index : nil
+    }
+
+    /// A stored event's id (a provisional one translated); nil while it is pending.
+    func storedID(_ id: Int64) -> Int64? {
+        guard FinalEventIDs.isProvisional(id) else { return id }
+        let index = Int(-id) - 1
+        return index < finals.count ? finals[index] : nil
+    }
+
+    mutating func setPeer(_ peer: Int64, ofPending index: Int) { events[index].peer = peer }
+
+    mutating func deferSpan(_ change: StagedSpanChange) { spans.append(change) }
+
+    /// The pending events were stored with ids `first...`; returns the span changes to run now.
+    mutating func stored(first: Int64) -> ArraySlice<StagedSpanChange> {
+        finals.append(contentsOf: (0..<Int64(events.count - finals.count)).map { first + $0 })
+        let due = spans[spansRun...]
+        spansRun = spans.count
+        return due
+    }
+
+    /// Forgets what was staged after `mark`. What was stored after it, earlier jobs'
+    /// events and spans too, the savepoint's rollback undid: it is pending again.
+    mutating func rollBack(to mark: Mark) {
+        events.removeLast(events.count - mark.events)
+        if finals.count > mark.stored { finals.removeLast(finals.count - mark.stored) }
+        spans.removeLast(spans.count - mark.spans)
+        spansRun = min(spansRun, mark.spansRun)
+        if mark.rooms < lockedRooms.count { lockedRooms.removeLast(lockedRooms.count - mark.rooms) }
+        members.removeAll()
+        accesses.removeAll()
+        nextNotice = nil
+    }
+}
