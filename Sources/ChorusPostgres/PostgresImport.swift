@@ -53,7 +53,8 @@ public final class PostgresImport {
             try connection.execute("BEGIN")
             open = true
             try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [.int(PostgresSchema.lockKey)])
-            try connection.execute(EventCounter.hold)
+            // The counter row to COMMIT: no node can store an event in the copied range.
+            try connection.execute("SELECT last FROM event_counter FOR UPDATE")
             try refuseUnlessEmpty()
         }
     }
