@@ -16,10 +16,12 @@ struct StagedEvent {
     var closeToken: Int64?
 }
 
-/// A membership span change naming an event still staged: run once the event has its id.
-enum StagedSpanChange {
+/// A row naming an event still staged, written once the event has its id: a membership
+/// span's change, or a notice held for the users of its audience (`pending_notices`).
+enum StagedRowChange {
     case open(room: Int64, user: Int64, event: Int64)
     case close(room: Int64, user: Int64?, event: Int64)
+    case holdNotice(users: [Int64], event: Int64)
 }
 
 /// What one batch's transaction keeps in memory: its events without ids yet and the ids
@@ -30,8 +32,8 @@ struct BatchState {
     /// Every event staged in this batch; the first `finals.count` are stored.
     private var events: [StagedEvent] = []
     private(set) var finals: [Int64] = []
-    /// Every span change naming a staged event; the first `spansRun` have been written.
-    private var spans: [StagedSpanChange] = []
+    /// Every row change naming a staged event; the first `spansRun` have been written.
+    private var spans: [StagedRowChange] = []
     private var spansRun = 0
 
     /// The events staged and not stored yet.
@@ -108,10 +110,10 @@ struct BatchState {
 
     mutating func setPeer(_ peer: Int64, ofPending index: Int) { events[index].peer = peer }
 
-    mutating func deferSpan(_ change: StagedSpanChange) { spans.append(change) }
+    mutating func deferRow(_ change: StagedRowChange) { spans.append(change) }
 
-    /// The pending events were stored with ids `first...`; returns the span changes to run now.
-    mutating func stored(first: Int64) -> ArraySlice<StagedSpanChange> {
+    /// The pending events were stored with ids `first...`; returns the row changes to run now.
+    mutating func stored(first: Int64) -> ArraySlice<StagedRowChange> {
         finals.append(contentsOf: (0..<Int64(events.count - finals.count)).map { first + $0 })
         let due = spans[spansRun...]
         spansRun = spans.count
@@ -119,7 +121,7 @@ struct BatchState {
     }
 
     /// Forgets what was staged after `mark`. What was stored after it, earlier jobs'
-    /// events and spans too, the savepoint's rollback undid: it is pending again.
+    /// events and rows too, the savepoint's rollback undid: it is pending again.
     mutating func rollBack(to mark: Mark) {
         events.removeLast(events.count - mark.events)
         if finals.count > mark.stored { finals.removeLast(finals.count - mark.stored) }

@@ -45,8 +45,8 @@ extension PostgresStore {
         return batch.finalIDs.final(id)
     }
 
-    /// Stores the pending events in one round trip (`EventCounter.store`), then the span
-    /// changes that waited for their ids; returns the transaction id, nil when nothing was
+    /// Stores the pending events in one round trip (`EventCounter.store`), then the rows
+    /// that waited for their ids; returns the transaction id, nil when nothing was
     /// pending. Throws `PostgresError`, for the batch runner to judge.
     func storeStagedEvents() throws -> String? {
         guard !batch.pending.isEmpty else { return nil }
@@ -60,6 +60,7 @@ extension PostgresStore {
             switch change {
             case .open(let room, let user, let event): try openSpan(room: room, user: user, event: event)
             case .close(let room, let user, let event): try closeSpan(room: room, user: user, event: event)
+            case .holdNotice(let users, let event): try holdNotice(users: users, event: event)
             }
         }
         return row.string(1)
@@ -75,13 +76,13 @@ extension PostgresStore {
     /// A span naming a staged event is written once the event has its id, just after it.
     public func openMembership(room: Int64, user: Int64, fromEvent event: Int64) throws {
         writes += 1
-        guard batch.pendingIndex(event) == nil else { return batch.deferSpan(.open(room: room, user: user, event: event)) }
+        guard batch.pendingIndex(event) == nil else { return batch.deferRow(.open(room: room, user: user, event: event)) }
         try converting { try openSpan(room: room, user: user, event: storedID(event)) }
     }
 
     public func closeMembership(room: Int64, user: Int64?, atEvent event: Int64) throws {
         writes += 1
-        guard batch.pendingIndex(event) == nil else { return batch.deferSpan(.close(room: room, user: user, event: event)) }
+        guard batch.pendingIndex(event) == nil else { return batch.deferRow(.close(room: room, user: user, event: event)) }
         try converting { try closeSpan(room: room, user: user, event: storedID(event)) }
     }
 
@@ -138,7 +139,7 @@ extension PostgresStore {
     // MARK: Notices kept for later
 
     public func addPendingNotice(user: Int64, event: Int64) throws {
-        try write("INSERT INTO pending_notices (user_id, event) VALUES ($1, $2) ON CONFLICT DO NOTHING", [.int(user), .int(event)])
+        try addPendingNotices(users: [user], event: event)
     }
 
     /// Taken with DELETE … RETURNING: two nodes' logins cannot both take one notice.
@@ -150,12 +151,23 @@ extension PostgresStore {
             """, [.int(user), .int(upTo)], map: Self.event)
     }
 
-    /// One statement for a notice's whole audience: it runs while the batch holds the counter.
+    /// One statement for a notice's whole audience. A notice still staged (a provisional
+    /// id) is held once its event has its final id, just after the events are stored.
     public func addPendingNotices(users: [Int64], event: Int64) throws {
         guard !users.isEmpty else { return }
-        try write("""
-            INSERT INTO pending_notices (user_id, event) SELECT u, $2 FROM unnest($1::bigint[]) AS u ON CONFLICT DO NOTHING
-            """, [.bigintArray(users), .int(event)])
+        guard batch.pendingIndex(event) == nil else {
+            writes += 1
+            return batch.deferRow(.holdNotice(users: users, event: event))
+        }
+        try write(Self.holdNotice, [.bigintArray(users), .int(storedID(event))])
+    }
+
+    private static let holdNotice = """
+        INSERT INTO pending_notices (user_id, event) SELECT u, $2 FROM unnest($1::bigint[]) AS u ON CONFLICT DO NOTHING
+        """
+
+    private func holdNotice(users: [Int64], event: Int64) throws {
+        _ = try connection.queryPrepared(Self.holdNotice, [.bigintArray(users), .int(storedID(event))])
     }
 
     public func forgetPendingNotices(_ notices: [(user: Int64, event: Int64)]) throws {

@@ -58,6 +58,35 @@ struct BatchTailTests {
         #expect(page == [3, 4])
     }
 
+    /// A notice held for its audience in the job that stages it (the shared notice ledger)
+    /// is held under the event's final id, which is what a login takes and a live delivery
+    /// forgets: under the provisional id nobody would ever find it.
+    @Test func aNoticeHeldWhileStagedIsHeldUnderItsFinalID() throws {
+        let queue = try PostgresQueue(conninfo: try ThrowawayPostgres.sharedCluster().makeDatabase(), node: "a")
+        defer { queue.close() }
+        let (alice, bob) = try queue.sync { db in
+            (try db.createAccount(name: "alice", passwordHash: "x", created: "t").id,
+             try db.createAccount(name: "bob", passwordHash: "x", created: "t").id)
+        }
+        _ = try queue.sync { db in try db.appendEvent(room: nil, user: alice, name: "note", by: nil, at: "t",
+                                                      payload: "{}", text: "", audience: [alice]) }
+        let provisional = try queue.sync { db in
+            let id = try db.stageEvent(room: nil, user: bob, name: "task.overdue", by: nil, at: "t", payload: "{}",
+                                       text: "", audience: [alice, bob])
+            try db.addPendingNotices(users: [alice, bob], event: id)
+            try db.addPendingNotice(user: alice, event: id)
+            return id
+        }
+        #expect(FinalEventIDs.isProvisional(provisional))
+        let held = try queue.syncPostgres { db in
+            try db.connection.query("SELECT user_id, event FROM pending_notices ORDER BY user_id").rows
+                .map { [try $0.int64(0), try $0.int64(1)] }
+        }
+        #expect(held == [[alice, 2], [bob, 2]])
+        let taken = try queue.sync { db in try db.takePendingNotices(user: bob, upTo: 2).map(\.id) }
+        #expect(taken == [2])
+    }
+
     /// A job that stores events at once (`appendEvent`, which also stores the earlier
     /// jobs' staged ones) and then fails is rolled back to its savepoint: the earlier
     /// job's event is stored again at the batch's end, and the ids stay gapless.
