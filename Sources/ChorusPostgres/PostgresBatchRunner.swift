@@ -39,6 +39,13 @@ final class PostgresBatchRunner {
 
     /// Runs `batch` to its end, every completion called.
     func run(_ batch: [PostgresJob]) {
+        settleHeld()
+        if let unsettled = held {
+            let error = StoreError(.unavailable, message: "PostgreSQL has not said yet whether transaction "
+                + "\(unsettled.xid) committed; waiting for it")
+            for job in batch { job.fail(error) }
+            return
+        }
         var guarded = false
         var reruns = 0
         while true {
@@ -64,20 +71,60 @@ final class PostgresBatchRunner {
                 }
                 guarded = nowGuarded
             case .unknown(let xid, let backend, let outcomes, let ids):
-                switch PostgresCommitSettlement.settle(xid: xid, formerBackend: backend, on: connection) {
-                case .committed:
-                    for (outcome, override) in outcomes { outcome.deliver(override, ids) }
-                case .aborted:
-                    let error = StoreError(.unavailable, message: "the connection to PostgreSQL was lost during COMMIT; "
-                        + "transaction \(xid) did not commit")
-                    for job in batch { job.fail(error) }
-                case .unknown(let why):
-                    let error = StoreError(.unavailable, message: "the connection to PostgreSQL was lost during COMMIT; "
-                        + "whether transaction \(xid) committed is unknown (\(why))")
-                    for job in batch { job.fail(error) }
-                }
+                held = Unsettled(xid: xid, backend: backend, outcomes: outcomes, ids: ids, batch: batch, since: Date())
+                settleHeld(patience: PostgresCommitSettlement.patience)
                 return
             }
+        }
+    }
+
+    // MARK: A COMMIT whose outcome is not known yet
+
+    /// How long a batch whose COMMIT's answer was lost waits for PostgreSQL to say what
+    /// became of it, before its jobs get 503 with the outcome unknown. Longer than a
+    /// database restart takes: an OK only for a known commit, and no 503 for a write that
+    /// may be stored (a client retrying it would store it twice) while there is hope.
+    static let maxHold: TimeInterval = 120
+
+    /// A batch whose COMMIT went out and whose answer never came back: its jobs wait for
+    /// the answer while later batches get 503 (`run`), so nothing commits after it before
+    /// it is settled and completions stay in commit order.
+    private struct Unsettled {
+        let xid: String
+        let backend: Int32
+        let outcomes: [(PostgresJobOutcome, (any Error)?)]
+        let ids: FinalEventIDs
+        let batch: [PostgresJob]
+        let since: Date
+    }
+
+    private var held: Unsettled?
+
+    /// True while a batch waits to learn its COMMIT's outcome: the worker then calls
+    /// `settleHeld` every so often even with no new jobs.
+    var holdsUnsettledBatch: Bool { held != nil }
+
+    /// Asks PostgreSQL again what became of the held batch (reconnecting if need be) and
+    /// completes its jobs once known, or with 503 after `maxHold` or when `givingUp`.
+    func settleHeld(patience: TimeInterval = 0.5, givingUp: Bool = false) {
+        guard let unsettled = held else { return }
+        let outcome = PostgresCommitSettlement.settle(xid: unsettled.xid, formerBackend: unsettled.backend,
+                                                      on: connection, patience: patience)
+        let prefix = "the connection to PostgreSQL was lost during COMMIT; "
+        switch outcome {
+        case .committed:
+            held = nil
+            for (job, override) in unsettled.outcomes { job.deliver(override, unsettled.ids) }
+        case .aborted:
+            held = nil
+            let error = StoreError(.unavailable, message: prefix + "transaction \(unsettled.xid) did not commit")
+            for job in unsettled.batch { job.fail(error) }
+        case .unknown(let why):
+            guard givingUp || Date().timeIntervalSince(unsettled.since) >= Self.maxHold else { return }
+            held = nil
+            let error = StoreError(.unavailable, message: prefix
+                + "whether transaction \(unsettled.xid) committed is unknown (\(why))")
+            for job in unsettled.batch { job.fail(error) }
         }
     }
 

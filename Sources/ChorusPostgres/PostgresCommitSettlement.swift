@@ -11,13 +11,15 @@ public enum PostgresCommitSettlement {
         case unknown(String)
     }
 
-    /// How long to keep trying to reach the server, and to wait for a former session that
-    /// is still running (a network cut: its backend has not noticed yet).
-    static let patience: TimeInterval = 5
+    /// How long one settlement keeps trying to reach the server, and waits for a former
+    /// session that is still running (a network cut: its backend has not noticed yet),
+    /// the first time; the batch runner asks again until `PostgresBatchRunner.maxHold`.
+    public static let patience: TimeInterval = 5
 
     /// Reconnects `connection` and asks about `xid`. A former session still in progress
     /// is ended (`pg_terminate_backend`), so its transaction settles one way or the other.
-    public static func settle(xid: String, formerBackend: Int32, on connection: PostgresConnection) -> Outcome {
+    public static func settle(xid: String, formerBackend: Int32, on connection: PostgresConnection,
+                              patience: TimeInterval = patience) -> Outcome {
         let deadline = Date().addingTimeInterval(patience)
         var terminated = false
         while true {
@@ -45,7 +47,7 @@ public enum PostgresCommitSettlement {
             } catch {
                 if Date() >= deadline { return .unknown("\(error)") }
             }
-            if Date() >= deadline { return .unknown("still in progress after \(Int(patience)) s") }
+            if Date() >= deadline { return .unknown("still in progress after \(patience) s") }
             Thread.sleep(forTimeInterval: 0.05)
         }
     }

@@ -141,7 +141,7 @@ final class PostgresQueueWorker: Sendable {
         let batches = PostgresBatchRunner(connection: connection, store: store) { [state] in
             state.withLock { $0.reruns += 1 }
         }
-        while var batch = nextBatch() {
+        while var batch = nextBatch(settling: batches) {
             batches.run(batch)
             batch.removeAll(keepingCapacity: true)
             let pid = connection.backendPID
@@ -152,12 +152,20 @@ final class PostgresQueueWorker: Sendable {
             }
             batchEnded()
         }
+        // Closing with a COMMIT still unsettled: one last question, then 503.
+        if batches.holdsUnsettledBatch {
+            batches.settleHeld(patience: PostgresCommitSettlement.patience, givingUp: true)
+            batchEnded()
+        }
         connection.close()
     }
 
     private enum Next { case batch([PostgresJob]), stop, sleep }
 
-    private func nextBatch() -> [PostgresJob]? {
+    /// How often an idle thread asks again about a held batch's COMMIT.
+    private static let settleEvery: DispatchTimeInterval = .milliseconds(250)
+
+    private func nextBatch(settling runner: PostgresBatchRunner) -> [PostgresJob]? {
         while true {
             let next: Next = state.withLock { state in
                 if state.jobs.isEmpty {
@@ -179,7 +187,18 @@ final class PostgresQueueWorker: Sendable {
             switch next {
             case .batch(let batch): return batch
             case .stop: return nil
-            case .sleep: wake.wait()
+            case .sleep:
+                guard runner.holdsUnsettledBatch else { wake.wait(); continue }
+                if wake.wait(timeout: .now() + Self.settleEvery) == .timedOut {
+                    // Whoever cleared `sleeping` meanwhile has signalled, or is about to.
+                    let signalled = state.withLock { state in
+                        defer { state.sleeping = false }
+                        return !state.sleeping
+                    }
+                    if signalled { wake.wait() }
+                    runner.settleHeld()
+                    if !runner.holdsUnsettledBatch { batchEnded() }
+                }
             }
         }
     }

@@ -12,6 +12,8 @@ final class CommitCuttingProxy: Sendable {
     /// Set to cut at the next COMMIT; cleared when it does.
     let armed = Locked(false)
     let cuts = Locked(0)
+    /// While set, new connections are closed at once, as by a server that is down.
+    let refusing = Locked(false)
 
     init(upstreamPort: Int) throws {
         self.upstreamPort = upstreamPort
@@ -62,6 +64,10 @@ final class CommitCuttingProxy: Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
+            if refusing.withLock({ $0 }) {
+                close(client)
+                continue
+            }
             let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = Self.loopback(upstreamPort)
             let connected = withUnsafePointer(to: &address) {

@@ -130,6 +130,39 @@ struct PostgresQueueFaultTests {
         #expect(try queue.sync { try $0.accountCount() } == 2)
     }
 
+    /// A COMMIT whose answer was lost while the database then stays away for longer than
+    /// one settlement's patience: the job waits and gets its OK once PostgreSQL is back
+    /// and says the transaction committed (a 503 would make a client retry a stored write),
+    /// while a command meanwhile gets 503 at once rather than committing ahead of it.
+    @Test func aCommitWhoseAnswerWasLostWaitsForTheDatabaseToComeBack() throws {
+        let cluster = try ThrowawayPostgres.sharedCluster()
+        let conninfo = try cluster.makeDatabase()
+        let database = try #require(conninfo.split(separator: " ").first { $0.hasPrefix("dbname=") })
+        let proxy = try CommitCuttingProxy(upstreamPort: cluster.port)
+        defer { proxy.stop() }
+        let queue = try PostgresQueue(conninfo: "host=127.0.0.1 port=\(proxy.port) user=postgres \(database) connect_timeout=2",
+                                      node: "n")
+        defer { queue.close() }
+        _ = try queue.sync { try $0.createAccount(name: "ann", passwordHash: "h", created: "t") }
+        proxy.refusing.withLock { $0 = true }
+        proxy.armed.withLock { $0 = true }
+        let answer = Locked<Result<Int64, any Error>?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        queue.submit({ db in try db.createAccount(name: "bob", passwordHash: "h", created: "t").id }) { result in
+            answer.withLock { $0 = result }
+            answered.signal()
+        }
+        // Past the first settlement's 5 s, with the database still unreachable.
+        #expect(answered.wait(timeout: .now() + 7) == .timedOut, "the job waits while the outcome is unknown")
+        #expect(proxy.cuts.withLock { $0 } == 1, "the answer to COMMIT was cut off")
+        #expect(throws: StoreError.self) { try queue.sync { try $0.accountCount() } }
+        proxy.refusing.withLock { $0 = false }
+        #expect(answered.wait(timeout: .now() + 30) == .success)
+        let id = try #require(try answer.withLock { $0 }?.get())
+        #expect(try queue.sync { try $0.account(named: "bob")?.id } == id)
+        #expect(try queue.sync { try $0.accountCount() } == 2)
+    }
+
     /// The settlement's question, against real transactions: one committed, one rolled
     /// back, one still open on another session.
     @Test func transactionStatusNamesWhatBecameOfAnID() throws {
