@@ -39,11 +39,13 @@ final class PostgresBatchRunner {
 
     /// Runs `batch` to its end, every completion called.
     func run(_ batch: [PostgresJob]) {
-        settleHeld()
+        // Failed first, then asked about: asking may take as long as a connect attempt,
+        // and these commands are owed a quick 503.
         if let unsettled = held {
             let error = StoreError(.unavailable, message: "PostgreSQL has not said yet whether transaction "
                 + "\(unsettled.xid) committed; waiting for it")
             for job in batch { job.fail(error) }
+            settleHeld()
             return
         }
         var guarded = false

@@ -44,6 +44,11 @@ public enum PostgresCommitSettlement {
                 case let other:
                     return .unknown("pg_xact_status says \(other ?? "nothing")")
                 }
+            } catch let error as PostgresError where error.sqlState == "22023" && error.message.contains("in the future") {
+                // After a crash, an id above every one the recovered server knows: its
+                // COMMIT record never reached the disk (one there would have moved the
+                // server's next id past it), so the transaction is gone.
+                return .aborted
             } catch {
                 if Date() >= deadline { return .unknown("\(error)") }
             }

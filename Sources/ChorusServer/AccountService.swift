@@ -72,9 +72,13 @@ final class AccountService: Sendable {
                     loginCounts.failed(name: key, address: address, now: clock.now())
                     return completion(.failure(ChorusError(.wrongNameOrPassword)))
                 }
-                // Only someone who knows the password learns the account is disabled.
+                // Only someone who knows the password learns the account is disabled. The
+                // password was right, so it ends the failure count as a login would (a shared
+                // count took this attempt before the hash).
                 guard !account.disabled else {
-                    return completion(.failure(ChorusError(.accountDisabled)))
+                    return loginCounts.succeeded(name: key, address: address) {
+                        completion(.failure(ChorusError(.accountDisabled)))
+                    }
                 }
                 loginCounts.succeeded(name: key, address: address) { [self] in
                     guard hasher.needsRehash(account.passwordHash) else { return completion(.success(SignedInAccount(account))) }

@@ -2,8 +2,9 @@
 ///
 /// - The store assigns event ids as it commits, increasing in commit order. Today that is
 ///   SQLite's one writer thread, which runs each group-commit batch's jobs in order; on
-///   several nodes it is PostgreSQL's counter row, held from a batch's first event (or
-///   first audience read) to its COMMIT (`EventCounter`; CLUSTER.md takes it last). Nothing in the server numbers events.
+///   several nodes it is PostgreSQL's counter row, taken last in each batch and held to
+///   its COMMIT (`EventCounter`); until then a batch's events carry provisional ids, made
+///   final before any completion sees them (`FinalEventIDs`). Nothing in the server numbers events.
 /// - The event bus hands each loop every committed job in id order (on several nodes
 ///   through one id-ordered tail of the shared log, `TailOrder`, other nodes' events
 ///   included), each loop runs its inbox in order and `PendingFanOut` writes in arrival order. So a session sees a

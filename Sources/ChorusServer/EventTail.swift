@@ -24,7 +24,8 @@ final class EventTail<Own: Sendable, Foreign: Sendable>: Sendable {
         var pollInterval = 0.25
         var pageSize = 500
         /// How long an id of this node may go without its job's completion before it is
-        /// read back from the log (a COMMIT whose answer was lost, settled as unknown).
+        /// read back from the log (a COMMIT whose answer was lost and is still being
+        /// settled, or was given up as unknown).
         var ownStall = 5.0
         /// Foreign runs held while an own id is missing, before reading pauses.
         var maxBuffered = 20_000
@@ -186,8 +187,10 @@ final class EventTail<Own: Sendable, Foreign: Sendable>: Sendable {
     }
 
     /// An id of this node that no completion brought for `ownStall` seconds is read back
-    /// from the log and delivered from there: its COMMIT's answer was lost and settled as
-    /// unknown, so its job was told it failed, yet it committed.
+    /// from the log and delivered from there: its COMMIT's answer was lost, and its job
+    /// still waits for the settlement (or was told the outcome is unknown), yet it
+    /// committed. A completion that comes later finds its ids passed: its issuer part
+    /// runs without its deliveries.
     private func recoverIfStalled(_ stall: (id: Int64, since: Date)?, now: Date) -> (id: Int64, since: Date)? {
         guard let gap = state.withLock({ $0.order.ownGap }) else { return nil }
         guard let stall, stall.id == gap.lowerBound else { return (gap.lowerBound, now) }

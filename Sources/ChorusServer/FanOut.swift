@@ -14,8 +14,8 @@ struct FanOut: Sendable {
     let closeUsers: [Int64]
     let closeReason: String
     let closeToken: Int64?
-    /// The log ids it covers, events and a session control alike (consecutive: a batch
-    /// holds the event counter from its first event to its COMMIT); nil when none.
+    /// The log ids it covers, events and a session control alike (consecutive: a batch's
+    /// events take their ids from the counter in one statement); nil when none.
     let ids: ClosedRange<Int64>?
     /// The reply shows the log up to here (`CommandResult.seenUpTo`).
     let seenUpTo: Int64?

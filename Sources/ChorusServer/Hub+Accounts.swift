@@ -46,6 +46,8 @@ extension Hub {
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
             return .ok("logged in as \(login.account.name)\(login.summary)", [("user", Self.userShape(login.account))])
+        } unanswered: { [unowned self] login in
+            holdAgain(login.notices, for: login.account.id)
         }
     }
 
@@ -72,6 +74,8 @@ extension Hub {
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
             return .ok("logged in as \(login.account.name) with a token\(login.summary)", [("user", Self.userShape(login.account))])
+        } unanswered: { [unowned self] outcome in
+            holdAgain(outcome.0.notices, for: outcome.0.account.id)
         }
     }
 
@@ -105,7 +109,8 @@ extension Hub {
         let hub = bound
         database.submit({ db in try db.takePendingNotices(user: user, upTo: upTo) }) { result in
             hub.loop.execute {
-                guard case .success(let events) = result, let session = hub.value.sessions[id] else { return }
+                guard case .success(let events) = result else { return }
+                guard let session = hub.value.sessions[id] else { return hub.value.holdAgain(events, for: user) }
                 hub.value.sendPendingNotices(events, to: session)
             }
         }

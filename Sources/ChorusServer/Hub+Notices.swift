@@ -9,14 +9,19 @@ import Foundation
 extension Hub {
     /// Longest sleep between checks, so a changed wall clock is noticed within the hour.
     static let longestNoticeSleep = 3600.0
+    /// How soon a check looks again when a notice it could not take is still due.
+    static let recheckAfterSkip = 0.25
 
     func armNoticeTimer(at next: Date?) {
         if let noticeTimer { loop.cancel(noticeTimer) }
         noticeTimer = nil
-        // Half a second of slack after a notice time: due times are whole seconds.
+        // Half a second of slack after a notice time: due times are whole seconds. A time
+        // already past right after a check is a notice the check skipped because another
+        // node's transaction holds its task (SKIP LOCKED): look again shortly, not at once,
+        // or every node would spin checks until that lock goes.
         var wait = next.map { next -> Double in
             let delay = min(max(0, next.timeIntervalSince(clock.now())), Self.longestNoticeSleep)
-            return delay + (delay > 0 ? 0.5 : 0)
+            return delay > 0 ? delay + 0.5 : Self.recheckAfterSkip
         }
         if let every = state.scheduler.checkEvery { wait = min(wait ?? every, every) }
         guard let delay = wait else { return }
@@ -67,13 +72,28 @@ extension Hub {
     func sendPendingNotices(_ events: [StoredEvent], to session: Session) {
         guard !events.isEmpty else { return }
         let id = session.id
+        let user = session.account?.id
         loop.atEndOfTurn { [unowned self] in
-            guard let session = sessions[id] else { return }
+            guard let session = sessions[id] else {
+                if let user { holdAgain(events, for: user) }
+                return
+            }
             pendingFanOut.flush()
             for event in events {
                 session.send(Event.storedRendering(id: event.id, name: event.name, at: event.at, by: event.by,
                                                     payload: event.payload, text: event.text))
             }
+        }
+    }
+
+    /// Notices a login took for a session that closed before they were sent: held again
+    /// (the store took them with DELETE), so the next login gets them.
+    func holdAgain(_ events: [StoredEvent], for user: Int64) {
+        guard !events.isEmpty else { return }
+        database.submit({ db in
+            for event in events { try db.addPendingNotice(user: user, event: event.id) }
+        }) { result in
+            if case .failure(let error) = result { Log.info("could not hold taken notices again: \(error)") }
         }
     }
 }

@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusLocking
 import ChorusNet
 import ChorusStore
 import Foundation
@@ -229,22 +230,32 @@ final class Hub: ConnectionDelegate {
     }
 
     /// Runs slow work off the loop: the session reads nothing more until `finish` has
-    /// replied, so replies keep request order.
+    /// replied, so replies keep request order. `unanswered` gets a result whose session
+    /// closed meanwhile (on the loop), for what must not be dropped with it.
     func runOffLoop<T: Sendable>(
         _ session: Session, tag: String?,
         start: (@escaping @Sendable (Result<T, ChorusError>) -> Void) -> Void,
-        finish: @escaping (Session, T) -> Reply
+        finish: @escaping (Session, T) -> Reply,
+        unanswered: ((T) -> Void)? = nil
     ) {
         session.apply(session.input.runAlone())
         let id = session.id
         let hub = bound
         let boundFinish = LoopBound(finish, loop: loop)
+        let boundUnanswered = LoopBound(unanswered, loop: loop)
+        // A `start` that answers before it returns (a weak new password, say) must not
+        // answer inline: `processLines` would recurse once per pipelined line.
+        let starting = Locked(true)
+        defer { starting.withLock { $0 = false } }
         start { result in
             // Called on the loop itself (a login's end, at its place in the event order):
             // at once, before anything else the loop has queued.
             let answer: @Sendable () -> Void = {
                 let hub = hub.value
-                guard let session = hub.sessions[id] else { return }
+                guard let session = hub.sessions[id] else {
+                    if case .success(let value) = result { boundUnanswered.value?(value) }
+                    return
+                }
                 session.apply(session.input.answeredAlone())
                 hub.pendingFanOut.flush()
                 switch result {
@@ -253,7 +264,7 @@ final class Hub: ConnectionDelegate {
                 }
                 hub.processLines(of: session)
             }
-            if hub.loop.isOnLoop { answer() } else { hub.loop.execute(answer) }
+            if hub.loop.isOnLoop && !starting.withLock({ $0 }) { answer() } else { hub.loop.execute(answer) }
         }
     }
 

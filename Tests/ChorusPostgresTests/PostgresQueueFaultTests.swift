@@ -203,6 +203,10 @@ struct PostgresQueueFaultTests {
         let committed = try #require(try db.query("SELECT pg_current_xact_id()::text").row(0).string(0))
         try db.execute("COMMIT")
         #expect(PostgresCommitSettlement.settle(xid: committed, formerBackend: 0, on: db) == .committed)
+        // An id the server never handed out (as after a crash lost the COMMIT record):
+        // PostgreSQL calls it "in the future", and it did not commit.
+        let future = String(try #require(Int64(committed)) + 1_000_000)
+        #expect(PostgresCommitSettlement.settle(xid: future, formerBackend: 0, on: db, patience: 1) == .aborted)
 
         try former.execute("BEGIN")
         try former.execute("INSERT INTO t VALUES (2)")
