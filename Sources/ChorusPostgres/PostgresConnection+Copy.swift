@@ -46,8 +46,8 @@ extension PostgresConnection {
     }
 
     private func copyFailure(_ sql: String, _ result: OpaquePointer?) -> PostgresError {
-        let lost = !isConnected
         let sqlState = result.flatMap { cpostgres_sqlstate($0) }.map { String(cString: $0) }
+        let lost = !isConnected || sqlState == nil   // as in `error(doing:result:)`
         let text = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
         let reason = text.isEmpty ? handle.map { String(cString: PQerrorMessage($0)) } ?? "" : text
         return PostgresError(sqlState: sqlState, connectionLost: lost, message: "\(sql): \(Self.oneLine(reason))")

@@ -171,9 +171,12 @@ public final class PostgresConnection {
     static let lost = PostgresError(sqlState: nil, kind: .unavailable, message: "the connection to PostgreSQL is lost")
 
     /// The failure of `doing`, with the server's SQLSTATE when the result carries one.
+    /// A failure with no SQLSTATE is libpq's own, not the server's: the link failed (the
+    /// server closed it, a send broke), even while libpq still calls the connection OK,
+    /// as it does for a moment after a server's crash (seen as `BEGIN` answering 500).
     private func error(doing: String, result: OpaquePointer?) -> PostgresError {
-        let lost = handle.map { PQstatus($0) != CONNECTION_OK } ?? true
         let sqlState = result.flatMap { cpostgres_sqlstate($0) }.map { String(cString: $0) }
+        let lost = handle.map { PQstatus($0) != CONNECTION_OK } ?? true || sqlState == nil
         let text = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
         let reason = text.isEmpty ? handle.map { String(cString: PQerrorMessage($0)) } ?? "" : text
         return PostgresError(sqlState: sqlState, connectionLost: lost, message: "\(doing): \(Self.oneLine(reason))")
