@@ -23,6 +23,16 @@ struct ClusterFaultTests {
     }
 
     /// The stored lines of the room, as `reader` syncs them; ids gapless across the log.
+    /// Ann's node answers a SAY with OK again within about 2 s.
+    static func expectBack(_ ann: Device, room: Int) throws {
+        var back: Int?
+        for attempt in 0..<20 where back != 200 {
+            back = try ann.code("SAY \(room) back \(attempt)")
+            if back != 200 { usleep(100_000) }
+        }
+        #expect(back == 200, "node a did not come back")
+    }
+
     static func checkLog(_ cluster: NodeCluster, reader: Device, acknowledged: [String],
                          sourceLocation: SourceLocation = #_sourceLocation) throws -> [JSON] {
         let ids = try cluster.eventIDs()
@@ -90,12 +100,7 @@ struct ClusterFaultTests {
         flood.stop()
         let results = flood.wait()
         #expect(results.allSatisfy { $0.code == 200 || $0.code == 503 }, "\(results.map(\.code))")
-        var back: Int?
-        for attempt in 0..<20 where back != 200 {
-            back = try ann.code("SAY \(room) back \(attempt)")
-            if back != 200 { usleep(100_000) }
-        }
-        #expect(back == 200, "node a did not come back")
+        try Self.expectBack(ann, room: room)
         let log = try Self.checkLog(cluster, reader: dan, acknowledged: flood.acknowledged + ["while a sleeps"])
         try Self.expectCaughtUp(cat, with: log)
     }
@@ -137,12 +142,7 @@ struct ClusterFaultTests {
         proxy.resume()
         let results = flood.wait()
         #expect(results.allSatisfy { $0.code == 200 || $0.code == 503 }, "\(results.map(\.code))")
-        var back: Int?
-        for attempt in 0..<20 where back != 200 {
-            back = try ann.code("SAY \(room) back \(attempt)")
-            if back != 200 { usleep(100_000) }
-        }
-        #expect(back == 200, "node a did not come back")
+        try Self.expectBack(ann, room: room)
         let log = try Self.checkLog(cluster, reader: ben, acknowledged: flood.acknowledged + ["while a hangs"])
         try Self.expectCaughtUp(cat, with: log)
     }
