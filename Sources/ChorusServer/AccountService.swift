@@ -165,7 +165,7 @@ final class AccountService: Sendable {
         case let error as ChorusError: return error
         case let error as DomainError: return ChorusError(error)
         case let error as StoreError:
-            if error.reason == nil { Log.info("store: \(error)") }
+            if error.reason == nil { StoreFailureLog.record(error) }
             switch error.kind {
             case .duplicate, .constraint: return ChorusError.storageConflict.worded(error.reason)
             case .notFound: return ChorusError.storageNotFound.worded(error.reason)
