@@ -57,6 +57,13 @@ public struct PostgresTools: Sendable {
         try Self.output(of: program, arguments, in: folder)
     }
 
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's
+    /// Glibc module does not import: looked up by name, nil where it is missing.
+    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
+
     /// Runs a program to its end and returns what it wrote (standard output and error).
     ///
     /// posix_spawn and waitpid, not Foundation's Process: Process learns of the end
@@ -73,6 +80,10 @@ public struct PostgresTools: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of ours: a server left running would hold, for its whole life, any
+        // descriptor another test had open at that moment (a chorusd's standard error pipe
+        // whose reader a test closed, which then never broke: LogProcessTests flaked so).
+        _ = closeFrom?(&actions, 3)
         // Another cluster's PG* settings must not steer this one's tools.
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PG") }
         environment["LC_ALL"] = "C"
