@@ -10,6 +10,7 @@ public enum DomainError: Error, Equatable, Sendable {
     case noSuchInviteInRoom(code: String, room: String)
     case notAMember(user: String, room: String?)
     case noSuchToken(label: String)
+    case noInvitation(String)
 
     // Who you are: signing in and accounts.
     case logInFirst
@@ -32,6 +33,7 @@ public enum DomainError: Error, Equatable, Sendable {
     case ownerKeepsRole
     case serverAdminRequired
     case disableSelf
+    case removedFromRoom(Int64)
 
     // The state forbids it.
     case ambiguousRoomName(String, ids: [Int64])
@@ -61,6 +63,7 @@ public enum DomainError: Error, Equatable, Sendable {
     case twiceInRotation(String)
     case rotationSize
     case expiryInPast(String)
+    case blockSelf
 
     /// The one-line reason a person reads.
     public var message: String {
@@ -72,6 +75,7 @@ public enum DomainError: Error, Equatable, Sendable {
         case .noSuchInviteInRoom(let code, let room): "no such invite code \(code) for \(room)"
         case .notAMember(let user, let room): "\(user) is not a member of \(room ?? "the room")"
         case .noSuchToken(let label): "no token labelled \(label)"
+        case .noInvitation(let reference): "no invitation to room \(reference)"
         case .logInFirst: "log in first: LOGIN NAME PASSWORD, or REGISTER NAME PASSWORD"
         case .notLoggedIn: "not logged in"
         // One answer for an unknown name and a wrong password: names are not probed this way.
@@ -93,6 +97,8 @@ public enum DomainError: Error, Equatable, Sendable {
         case .ownerKeepsRole: "the owner keeps the owner role until handing it to someone else"
         case .serverAdminRequired: "only server admins can do that (chorusd admin grant NAME)"
         case .disableSelf: "you cannot disable yourself"
+        case .removedFromRoom(let room):
+            "you were removed from room #\(room); an invite code will not let you back, but an owner or admin can add you"
         case .ambiguousRoomName(let name, let ids):
             "\(ids.count) rooms are named \(name): use an id (\(ids.map { "#\($0)" }.joined(separator: ", ")))"
         case .nameTaken(let name): "name \(name) is taken"
@@ -119,6 +125,7 @@ public enum DomainError: Error, Equatable, Sendable {
         case .twiceInRotation(let name): "\(name) is twice in rotate"
         case .rotationSize: "rotate is 1-50 member names, separated by commas"
         case .expiryInPast(let text): "expires is in the past: \(text)"
+        case .blockSelf: "you cannot block yourself"
         }
     }
 }

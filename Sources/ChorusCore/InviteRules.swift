@@ -22,13 +22,15 @@ public enum InviteRules {
     }
 
     /// ROOM JOIN: a code that exists, has not expired nor been used up, for a room the
-    /// caller is not in yet. `typed` is the code as given, for the message.
-    public static func requireJoinable(_ invite: InviteRecord?, typed: String, isMember: Bool, now: Date,
+    /// caller is not in yet and was not removed from (a removal holds against every code
+    /// until an owner or admin adds them again). `typed` is the code as given, for the message.
+    public static func requireJoinable(_ invite: InviteRecord?, typed: String, isMember: Bool, wasRemoved: Bool, now: Date,
                                        calendar: Calendar = .current) throws(DomainError) -> InviteRecord {
         guard let invite, !isExpired(invite, now: now, calendar: calendar), invite.usesLeft != 0 else {
             throw .noSuchInvite(typed)
         }
         guard !isMember else { throw .alreadyInRoom(invite.room) }
+        guard !wasRemoved else { throw .removedFromRoom(invite.room) }
         return invite
     }
 }

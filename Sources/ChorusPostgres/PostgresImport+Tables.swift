@@ -40,7 +40,7 @@ public struct ImportedTable: Sendable, Equatable {
 }
 
 extension PostgresImport {
-    /// Every table SQLite's migrations make (`Migrations.all`, up to 9), in an order
+    /// Every table SQLite's migrations make (`Migrations.all`, up to 10), in an order
     /// where each row's references to other tables are already in. What SQLite has that
     /// is not here: `sqlite_sequence`, read for the id floors. What PostgreSQL has that
     /// SQLite never had: `event_counter` (set from the log), the events' tail columns
@@ -96,6 +96,17 @@ extension PostgresImport {
         ]),
         ImportedTable("pending_notices", identity: false, [
             .init("user", .integer, postgres: "user_id"), .init("event", .integer),
+        ]),
+        // Who may reach whom (migration 10).
+        ImportedTable("invitations", identity: false, [
+            .init("room", .integer), .init("user", .integer, postgres: "user_id"), .init("invited_by", .integer),
+            .init("created", .text),
+        ]),
+        ImportedTable("blocks", identity: false, [
+            .init("user", .integer, postgres: "user_id"), .init("blocked", .integer), .init("created", .text),
+        ]),
+        ImportedTable("removals", identity: false, [
+            .init("room", .integer), .init("user", .integer, postgres: "user_id"), .init("at", .text),
         ]),
     ]
 }

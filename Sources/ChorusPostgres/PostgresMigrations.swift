@@ -188,5 +188,7 @@ enum PostgresMigrations {
         tail,
         // 3: node claims, sessions, tail lag, presence versions (PostgresMigrations+Presence.swift).
         presence,
+        // 4: who may reach whom (CONTRACT §11), as SQLite's migration 10.
+        consent,
     ]
 }

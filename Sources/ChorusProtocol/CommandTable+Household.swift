@@ -12,11 +12,17 @@ extension CommandTable {
             Command.RoomWord(room: args[0], word: args.text ?? "")
         },
         CommandSpec("ROOM", "ADD", kind: .household, arguments: [.init("R"), .init("USER")],
-                    summary: "add someone to a room (owner or admin)") { args in
+                    summary: "add a housemate at once, invite anyone else (owner or admin)") { args in
             Command.RoomWord(room: args[0], word: args[1])
         },
+        CommandSpec("ROOM", "ACCEPT", kind: .household, arguments: [.init("R")], summary: "accept an invitation to a room") { args in
+            Command.Room(room: args[0])
+        },
+        CommandSpec("ROOM", "DECLINE", kind: .household, arguments: [.init("R")], summary: "decline an invitation to a room") { args in
+            Command.Room(room: args[0])
+        },
         CommandSpec("ROOM", "REMOVE", kind: .household, arguments: [.init("R"), .init("USER")],
-                    summary: "remove someone from a room (owner or admin)") { args in
+                    summary: "remove someone, or withdraw their invitation; invite codes no longer let them in (owner or admin)") { args in
             Command.RoomWord(room: args[0], word: args[1])
         },
         CommandSpec("ROOM", "LEAVE", kind: .household, arguments: [.init("R")], summary: "leave a room (an owner hands over first)") { args in

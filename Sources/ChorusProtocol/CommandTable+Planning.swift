@@ -1,9 +1,18 @@
 /// Rows for direct messages, stats, the calendar and catching up (CONTRACT §4).
 extension CommandTable {
     static let planningCommands: [CommandSpec] = [
-        CommandSpec("DM", kind: .household, arguments: [.init("USER")], text: "TEXT", summary: "send someone a direct message") { args in
+        CommandSpec("DM", kind: .household, arguments: [.init("USER")], text: "TEXT",
+                    summary: "send a direct message to someone you share a room with") { args in
             Command.Message(to: args[0], text: args.text ?? "")
         },
+        CommandSpec("BLOCK", kind: .household, arguments: [.init("USER")],
+                    summary: "stop someone's invitations and DMs reaching you (they are not told)") { args in
+            Command.Word(value: args[0])
+        },
+        CommandSpec("UNBLOCK", kind: .household, arguments: [.init("USER")], summary: "let someone's invitations and DMs reach you again") { args in
+            Command.Word(value: args[0])
+        },
+        CommandSpec("BLOCKS", kind: .household, summary: "list whom you blocked") { _ in Command.Plain() },
         CommandSpec("STATS", kind: .household, arguments: [.init("R", optional: true)],
                     summary: "who did what: done, open, overdue and points per member, and room progress") { args in
             Command.Stats(room: args.optional(0))

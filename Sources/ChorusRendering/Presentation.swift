@@ -67,6 +67,17 @@ public struct Presentation: Sendable {
                  ("from", .string(comment.from)), ("text", .string(comment.text)), ("at", .string(comment.at))])
     }
 
+    /// A room the caller is invited to, as ROOMS lists it: its name and who asked, nothing
+    /// more of it until they accept (CONTRACT §11).
+    public func invitation(_ invitation: InvitationRecord) -> JSONValue {
+        .object([("id", .int(invitation.room)), ("name", .string(invitation.roomName)), ("role", .string("invited")),
+                 ("invited_by", .string(invitation.invitedBy)), ("invited_at", .string(invitation.created))])
+    }
+
+    public func block(_ block: BlockRecord) -> JSONValue {
+        .object([("name", .string(block.name)), ("since", .string(block.since))])
+    }
+
     public func invite(_ invite: InviteRecord) -> JSONValue {
         .object([("code", .string(invite.code)), ("room", .int(invite.room)),
                  ("uses_left", invite.usesLeft.map { .int($0) } ?? .null), ("expires", .string(invite.expires)),
@@ -132,6 +143,12 @@ public struct Presentation: Sendable {
     public func roomLine(_ room: RoomRecord) -> String {
         let id = "#\(room.id) ".padded(toColumns: 6)
         return "  \(id)\(fit(room.name, 24))  \(Self.bar(room.progress))  \(room.open) open  \(room.role.rawValue)"
+    }
+
+    /// ROOMS' line for an invitation, in the rooms' columns.
+    public func invitationLine(_ invitation: InvitationRecord) -> String {
+        let id = "#\(invitation.room) ".padded(toColumns: 6)
+        return "  \(id)\(fit(invitation.roomName, 24))  invited by \(invitation.invitedBy) — ROOM ACCEPT \(invitation.room) or ROOM DECLINE \(invitation.room)"
     }
 
     /// "18:04" in the server's time zone.

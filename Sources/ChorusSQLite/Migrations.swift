@@ -201,6 +201,34 @@ public enum Migrations {
         ALTER TABLE tasks ADD COLUMN repeat_day INTEGER CHECK (repeat_day BETWEEN 1 AND 31);
         CREATE INDEX tasks_by_next ON tasks(next_task);
         """,
+        // 10: who may reach whom (CONTRACT §11). An invitation waits for its invitee's
+        // answer; a block is one person's; a removal keeps someone out of a room's invite
+        // codes until an owner or admin adds them again. All go with their room or people.
+        """
+        CREATE TABLE invitations (
+          room INTEGER NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+          user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          invited_by INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          created TEXT NOT NULL,
+          PRIMARY KEY (room, user)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX invitations_by_user ON invitations(user, room);
+        CREATE INDEX invitations_by_inviter ON invitations(invited_by);
+        CREATE TABLE blocks (
+          user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          blocked INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          created TEXT NOT NULL,
+          PRIMARY KEY (user, blocked)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX blocks_by_blocked ON blocks(blocked);
+        CREATE TABLE removals (
+          room INTEGER NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+          user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          at TEXT NOT NULL,
+          PRIMARY KEY (room, user)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX removals_by_user ON removals(user);
+        """,
     ]
 }
 

@@ -11,19 +11,20 @@ extension ChorusError {
     static func code(of error: DomainError) -> Int {
         switch error {
         // Outsiders get 404, never 403: a room or task of others looks like one that is not there.
-        case .noSuchRoom, .noSuchTask, .noSuchUser, .noSuchInvite, .noSuchInviteInRoom, .notAMember, .noSuchToken:
+        case .noSuchRoom, .noSuchTask, .noSuchUser, .noSuchInvite, .noSuchInviteInRoom, .notAMember, .noSuchToken,
+             .noInvitation:
             return 404
         case .logInFirst, .notLoggedIn, .wrongNameOrPassword, .invalidToken, .wrongOldPassword, .accountGone:
             return 401
         case .roleRequired, .onlyCreatorOrAdmin, .personalTaskAssignee, .removeSelf, .removeOwner, .removeAdmin,
-             .ownerLeaving, .ownerKeepsRole, .serverAdminRequired, .disableSelf, .accountDisabled:
+             .ownerLeaving, .ownerKeepsRole, .serverAdminRequired, .disableSelf, .accountDisabled, .removedFromRoom:
             return 403
         case .ambiguousRoomName, .nameTaken, .alreadyMember, .alreadyInRoom, .alreadyHasRole, .alreadyDone, .notDone,
              .progressOfDoneTask, .progressFromSubtasks:
             return 409
         case .badName, .badPasswordLength, .badTokenLabel, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter,
              .badDate, .ownParent, .parentInOtherRoom, .parentIsSubtask,
-             .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast:
+             .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast, .blockSelf:
             return 422
         case .tooManyFailedLogins:
             return 429

@@ -18,8 +18,8 @@ struct Delivery: Sendable {
     private var unrendered: UnrenderedEvent?
     /// Each user once, in increasing order, so fan-out needs no set of its own.
     let audience: [Int64]
-    /// A notice (overdue, reminder, behind): kept for audience members with no session,
-    /// and delivered at their next login.
+    /// A notice (overdue, reminder, behind) or an invitation (`room.invited`): kept for
+    /// audience members with no session, and delivered at their next login.
     var isNotice = false
 
     init(id: Int64, event: RenderedEvent, audience: [Int64], isNotice: Bool = false) {
@@ -143,10 +143,14 @@ final class CommandContext {
     let online: Set<Int64>
     /// The loop's figures, for ADMIN STATS.
     let status: ServerStatus
+    /// Holds what must reach people at their next login when they are away (`emit`).
+    let notices: any NoticeLedger
     private(set) var deliveries: [Delivery] = []
 
-    init(db: any Store, caller: Caller, now: Date, online: Set<Int64>, status: ServerStatus = ServerStatus()) {
+    init(db: any Store, caller: Caller, now: Date, online: Set<Int64>, status: ServerStatus = ServerStatus(),
+         notices: any NoticeLedger) {
         self.db = db
+        self.notices = notices
         self.caller = caller
         self.now = now
         self.present = Presentation(now: now)
@@ -180,11 +184,14 @@ final class CommandContext {
     /// Stores the event and queues it for `audience` (user ids). Returns its id, which
     /// may be provisional: only store methods may be given it, and the event is rendered
     /// once the id is final.
-    /// `by` is the caller, except for the scheduler's notices, which nobody caused.
+    /// `by` is the caller, except for the scheduler's notices (`notice`), which nobody
+    /// caused. A notice, and an event `heldForLogin` (an invitation), is held for those of
+    /// its audience with no session, who get it at their next login.
     @discardableResult
     func emit(_ name: String, room: Int64?, user: Int64? = nil, payload: [(String, JSONValue)], text: String,
-              audience: [Int64], notice: Bool = false) throws -> Int64 {
+              audience: [Int64], notice: Bool = false, heldForLogin: Bool = false) throws -> Int64 {
         let by = notice ? nil : caller.name
+        let held = notice || heldForLogin
         // Stored as delivered: other nodes' tails deliver it from the row.
         let audience = Delivery.uniqued(audience)
         var payloadBytes: [UInt8] = []
@@ -193,10 +200,11 @@ final class CommandContext {
                                    payload: String(decoding: payloadBytes, as: UTF8.self), text: text, audience: audience)
         let unrendered = UnrenderedEvent(name: name, at: timestamp, by: by, payloadJSON: payloadBytes, text: text)
         if FinalEventIDs.isProvisional(id) {
-            deliveries.append(Delivery(provisionalID: id, unrendered, audience: audience, isNotice: notice))
+            deliveries.append(Delivery(provisionalID: id, unrendered, audience: audience, isNotice: held))
         } else {
-            deliveries.append(Delivery(id: id, event: unrendered.rendering(id: id), audience: audience, isNotice: notice))
+            deliveries.append(Delivery(id: id, event: unrendered.rendering(id: id), audience: audience, isNotice: held))
         }
+        if held { try notices.stored(event: id, audience: audience, db: db) }
         return id
     }
 

@@ -60,10 +60,11 @@ extension Hub {
         session.input.sent()
         databaseWake.schedule()
         database.submit({ db in
-            let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status)
+            let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status,
+                                         notices: state.notices)
             var result = try work(context)
             if touchesTasks {
-                let next = try context.fireDueNotices(ledger: state.notices)
+                let next = try context.fireDueNotices()
                 result.deliveries = context.deliveries
                 result.nextNotice = .some(next)
             }

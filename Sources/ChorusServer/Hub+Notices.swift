@@ -40,8 +40,9 @@ extension Hub {
         let clock = self.clock
         let state = self.state
         database.submit({ db in
-            let context = CommandContext(db: db, caller: Caller(id: 0, name: "chorus"), now: clock.now(), online: [])
-            let next = try context.fireDueNotices(ledger: state.notices)
+            let context = CommandContext(db: db, caller: Caller(id: 0, name: "chorus"), now: clock.now(), online: [],
+                                         notices: state.notices)
+            let next = try context.fireDueNotices()
             return CommandResult(reply: .ok(), deliveries: context.deliveries, nextNotice: .some(next))
         }) { result in
             // Failures need no place in the order: nobody waits for a reply.

@@ -8,10 +8,10 @@ import Foundation
 /// single timer for that moment (`Hub+Notices.swift`); nothing polls every task.
 extension CommandContext {
     /// Fires every notice whose time has come, marking each sent in this transaction, in
-    /// which `ledger` may also hold it for its audience, and returns when the next one is
+    /// which the notice ledger may also hold it for its audience (`emit`), and returns when the next one is
     /// owed. The earliest moment is read first: when it has not come (nearly always),
     /// nothing is due and it is the answer, in one statement.
-    func fireDueNotices(ledger: any NoticeLedger) throws -> Date? {
+    func fireDueNotices() throws -> Date? {
         let second = Int64(now.timeIntervalSince1970.rounded(.down))
         let earliest = try db.nextNoticeTime()
         guard let earliest, earliest <= second else { return earliest.map { Date(timeIntervalSince1970: Double($0)) } }
@@ -19,8 +19,7 @@ extension CommandContext {
             for id in try db.dueNotices(kind, now: second) {
                 try db.markNoticeSent(kind, task: id)
                 guard let task = try db.task(id: id) else { continue }
-                let (event, audience) = try emitNotice(kind, task)
-                try ledger.stored(event: event, audience: audience, db: db)
+                try emitNotice(kind, task)
             }
         }
         return try nextNoticeTime()
@@ -31,8 +30,7 @@ extension CommandContext {
         try db.nextNoticeTime().map { Date(timeIntervalSince1970: Double($0)) }
     }
 
-    /// Returns the event's id and audience.
-    private func emitNotice(_ kind: NoticeKind, _ task: TaskRecord) throws -> (Int64, [Int64]) {
+    private func emitNotice(_ kind: NoticeKind, _ task: TaskRecord) throws {
         let place = task.roomName.map { " in \($0)" } ?? ""
         let name = kind.eventName
         let text: String
@@ -51,9 +49,8 @@ extension CommandContext {
                 user = account.id
             }
         }
-        let id = try emit(name, room: task.room, user: user,
-                          payload: [("room", task.room.map { .int($0) } ?? .null), ("task", present.task(task))],
-                          text: text, audience: audience, notice: true)
-        return (id, Delivery.uniqued(audience))
+        try emit(name, room: task.room, user: user,
+                 payload: [("room", task.room.map { .int($0) } ?? .null), ("task", present.task(task))],
+                 text: text, audience: audience, notice: true)
     }
 }

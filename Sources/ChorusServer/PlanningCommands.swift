@@ -8,17 +8,30 @@ extension CommandContext {
     static let syncPage = 100
     static let maxSyncPage = 500
 
-    /// DM USER TEXT...
+    /// DM USER TEXT...: to a housemate only; a stranger is answered as a name nobody has.
+    /// To someone who blocked the sender it is kept as sent for the sender alone, and the
+    /// reply and the sender's events are what a delivered DM gives (CONTRACT §11).
     func dm(_ name: String, text: String) throws -> CommandResult {
-        let recipient = try user(named: name)
+        let found = try db.account(named: name.lowercased())
+        let shared = try found.map { try db.sharedRoomIDs(of: caller.id, and: $0.id) } ?? []
+        let blocked = try found.map { try db.hasBlocked($0.id, caller.id) } ?? false
+        let delivery = try Consent.directMessage(to: name, found: found?.id, caller: caller.id, sharedRooms: shared,
+                                                 blockedByThem: blocked)
+        guard let recipient = found else { throw DomainError.noSuchUser(name) }
         try Self.checkText(text)
         let id = try db.insertDM(sender: caller.id, recipient: recipient.id, text: text, at: timestamp)
         let message: JSONValue = .object([("id", .int(id)), ("to", .string(recipient.name)), ("from", .string(caller.name)),
                                           ("text", .string(text)), ("at", .string(timestamp))])
-        let event = try emit("dm", room: nil, user: recipient.id, payload: [("message", message)],
-                             text: "\(present.clock(now)) \(caller.name) → \(recipient.name): \(text)",
-                             audience: [recipient.id, caller.id])
-        try db.setEventPeer(event: event, peer: caller.id)
+        let line = "\(present.clock(now)) \(caller.name) → \(recipient.name): \(text)"
+        switch delivery {
+        case .delivered:
+            let event = try emit("dm", room: nil, user: recipient.id, payload: [("message", message)], text: line,
+                                 audience: [recipient.id, caller.id])
+            try db.setEventPeer(event: event, peer: caller.id)
+        case .dropped:
+            // Addressed to the sender: their SYNC and other sessions show it, the recipient's never do.
+            try emit("dm", room: nil, user: caller.id, payload: [("message", message)], text: line, audience: [caller.id])
+        }
         return result(.ok("sent to \(recipient.name)", [("message", message)]))
     }
 

@@ -8,11 +8,14 @@ import Foundation
 extension CommandContext {
     static let maxRoomName = 100
 
-    /// ROOMS
+    /// ROOMS: the caller's rooms, then the rooms they are invited to (name and inviter only).
     func rooms() throws -> CommandResult {
         let rooms = try db.rooms(ofUser: caller.id, now: now)
-        return result(.ok(rooms.count == 1 ? "1 room" : "\(rooms.count) rooms", body: rooms.map(present.roomLine),
-                          [("rooms", .array(rooms.map { present.room($0) }))]))
+        let invitations = try db.invitations(ofUser: caller.id)
+        var summary = rooms.count == 1 ? "1 room" : "\(rooms.count) rooms"
+        if !invitations.isEmpty { summary += invitations.count == 1 ? " · 1 invitation" : " · \(invitations.count) invitations" }
+        return result(.ok(summary, body: rooms.map(present.roomLine) + invitations.map(present.invitationLine),
+                          [("rooms", .array(rooms.map { present.room($0) } + invitations.map(present.invitation)))]))
     }
 
     /// ROOM CREATE NAME...
@@ -49,30 +52,21 @@ extension CommandContext {
         return try roomReply("renamed \(room.name) to \(name)", room.id)
     }
 
-    /// ROOM ADD R USER
-    func roomAdd(_ reference: String, user name: String) throws -> CommandResult {
-        let room = try room(reference, atLeast: .admin, to: "add members")
-        let account = try user(named: name)
-        do {
-            try db.addMember(room: room.id, user: account.id, role: .member, joined: timestamp)
-        } catch let error as StoreError where error.kind == .duplicate {
-            throw DomainError.alreadyMember(user: account.name, room: room.name)
-        }
-        let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(account.name)), ("role", .string("member"))],
-                                   text: "\(caller.name) added \(account.name) to \(room.name)")
-        try db.openMembership(room: room.id, user: account.id, fromEvent: event)
-        return try roomReply("added \(account.name) to \(room.name)", room.id)
-    }
-
-    /// ROOM REMOVE R USER
+    /// ROOM REMOVE R USER: a member leaves, or an invitation not yet answered is withdrawn;
+    /// either way no invite code of the room lets them back until an owner or admin adds them.
     func roomRemove(_ reference: String, user name: String) throws -> CommandResult {
         let room = try room(reference, atLeast: .admin, to: "remove members")
         let account = try user(named: name)
-        try Permissions.requireRemovable((account.id, account.name), role: try db.role(ofUser: account.id, inRoom: room.id),
-                                         from: room, caller: caller.id)
+        let role = try db.role(ofUser: account.id, inRoom: room.id)
+        if role == nil, try db.deleteInvitation(room: room.id, user: account.id) {
+            try db.recordRemoval(room: room.id, user: account.id, at: timestamp)
+            return try roomReply("withdrew the invitation of \(account.name) to \(room.name)", room.id)
+        }
+        try Permissions.requireRemovable((account.id, account.name), role: role, from: room, caller: caller.id)
         let audience = try db.memberIDs(ofRoom: room.id)
         let chores = try openTasks(of: account, in: room.id)
         try db.removeMember(room: room.id, user: account.id)
+        try db.recordRemoval(room: room.id, user: account.id, at: timestamp)
         let event = try emit("member.removed", room: room.id, payload: [("room", .int(room.id)), ("user", .string(account.name))],
                              text: "\(caller.name) removed \(account.name) from \(room.name)", audience: audience)
         try db.closeMembership(room: room.id, user: account.id, atEvent: event)
@@ -163,10 +157,13 @@ extension CommandContext {
         let code = InviteCode.normalized(raw)
         let found = try code.flatMap { try db.invite(code: $0) }
         let isMember = try found.map { try db.role(ofUser: caller.id, inRoom: $0.room) != nil } ?? false
-        let invite = try InviteRules.requireJoinable(found, typed: raw, isMember: isMember, now: now)
+        let wasRemoved = try found.map { try db.wasRemoved(user: caller.id, from: $0.room) } ?? false
+        let invite = try InviteRules.requireJoinable(found, typed: raw, isMember: isMember, wasRemoved: wasRemoved, now: now)
         guard let code else { throw DomainError.noSuchInvite(raw) }
         try db.addMember(room: invite.room, user: caller.id, role: .member, joined: timestamp)
         try db.useInvite(code: code)
+        // In by a code: an invitation to the same room has nothing left to ask.
+        _ = try db.deleteInvitation(room: invite.room, user: caller.id)
         guard let room = try db.room(id: invite.room, forUser: caller.id, now: now) else { throw DomainError.noSuchInvite(raw) }
         let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(caller.name)), ("role", .string("member"))],
                                    text: "\(caller.name) joined \(room.name) with an invite from \(invite.createdBy)")
@@ -188,7 +185,7 @@ extension CommandContext {
     }
 
     /// An OK whose JSON carries the room as the caller now sees it.
-    private func roomReply(_ summary: String, _ id: Int64) throws -> CommandResult {
+    func roomReply(_ summary: String, _ id: Int64) throws -> CommandResult {
         let room = try db.room(id: id, forUser: caller.id, now: now)
         return result(.ok(summary, [("room", room.map { present.room($0) } ?? .int(id))]))
     }

@@ -54,6 +54,8 @@ enum RouteTable {
         .job("ROOM INVITES", Command.Room.self) { try $0.roomInvites($1.room) },
         .job("ROOM UNINVITE", Command.RoomWord.self) { try $0.roomUninvite($1.room, code: $1.word) },
         .job("ROOM JOIN", Command.Word.self) { try $0.roomJoin(code: $1.value) },
+        .job("ROOM ACCEPT", Command.Room.self) { try $0.roomAccept($1.room) },
+        .job("ROOM DECLINE", Command.Room.self) { try $0.roomDecline($1.room) },
     ]
 
     static let taskRoutes: [RouteEntry] = [
@@ -74,6 +76,9 @@ enum RouteTable {
         .job("COMMENT", Command.TaskText.self) { try $0.comment($1.task, text: $1.text) },
         .job("HISTORY", Command.History.self) { try $0.history($1.room, limit: $1.limit, before: $1.before) },
         .job("DM", Command.Message.self) { try $0.dm($1.to, text: $1.text) },
+        .job("BLOCK", Command.Word.self) { try $0.block($1.value) },
+        .job("UNBLOCK", Command.Word.self) { try $0.unblock($1.value) },
+        .job("BLOCKS", Command.Plain.self) { context, _ in try context.blocks() },
         .job("STATS", Command.Stats.self) { try $0.stats($1.room) },
         .job("CALENDAR", Command.Calendar.self) { try $0.calendar($1.scope) },
         .job("CALENDAR me", Command.Plain.self) { context, _ in try context.calendarMe() },

@@ -13,10 +13,15 @@ public enum NoticeKind: String, Sendable, CaseIterable {
         }
     }
 
-    /// Whether an event of this name is a notice (read back from a shared log).
+    /// An invitation to a room (CONTRACT §11) is held for an absent invitee like a notice.
+    public static let invitationEventName = "room.invited"
+
+    /// Whether an event of this name is held for the next login when its audience is away:
+    /// a notice, or an invitation (read back from a shared log).
     public static func isNotice(eventNamed name: String) -> Bool {
         // Most events are chat: one prefix check, on the tail's path for every event.
-        name.hasPrefix("task.") && allCases.contains { $0.eventName == name }
+        if name.hasPrefix("task.") { return allCases.contains { $0.eventName == name } }
+        return name == invitationEventName
     }
 
     /// The task columns holding when this notice is owed and whether it was sent, the same

@@ -67,6 +67,31 @@ public protocol Store: AnyObject {
     /// False when the room has no such invite.
     func deleteInvite(code: String, room: Int64) throws -> Bool
 
+    // MARK: Who may reach whom (CONTRACT §11)
+
+    /// Invites the user to the room; false (and nothing changes) when they are invited already.
+    func addInvitation(room: Int64, user: Int64, invitedBy: Int64, created: String) throws -> Bool
+    /// The user's open invitations, by room id, with the room's name and the inviter's.
+    func invitations(ofUser user: Int64) throws -> [InvitationRecord]
+    /// Ends an invitation; false when there was none (on several nodes, exactly one of two
+    /// racing ends gets true).
+    func deleteInvitation(room: Int64, user: Int64) throws -> Bool
+    /// Ends every invitation `inviter` sent `user`; how many there were.
+    func deleteInvitations(toUser user: Int64, from inviter: Int64) throws -> Int
+    /// Whether `user` has blocked `other`.
+    func hasBlocked(_ user: Int64, _ other: Int64) throws -> Bool
+    /// `user` blocks `other`; false when they had already.
+    func block(_ other: Int64, by user: Int64, created: String) throws -> Bool
+    /// False when `other` was not blocked.
+    func unblock(_ other: Int64, by user: Int64) throws -> Bool
+    /// Whom `user` blocked, by name.
+    func blocks(ofUser user: Int64) throws -> [BlockRecord]
+    /// ROOM REMOVE: keeps the user out of the room's invite codes (`wasRemoved`).
+    func recordRemoval(room: Int64, user: Int64, at: String) throws
+    /// An owner or admin added them again.
+    func forgetRemoval(room: Int64, user: Int64) throws
+    func wasRemoved(user: Int64, from room: Int64) throws -> Bool
+
     // MARK: Tasks
 
     /// Returns the new task's id (never one used before). Its notice moments, and so its

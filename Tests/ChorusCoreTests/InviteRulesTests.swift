@@ -31,19 +31,30 @@ import Testing
 
     @Test func joiningNeedsALiveCodeAndNoMembership() throws {
         let live = invite(usesLeft: 2)
-        #expect(try InviteRules.requireJoinable(live, typed: "abcd", isMember: false, now: now, calendar: calendar) == live)
-        #expect(try InviteRules.requireJoinable(invite(usesLeft: nil), typed: "x", isMember: false, now: now, calendar: calendar).room == 3)
+        #expect(try InviteRules.requireJoinable(live, typed: "abcd", isMember: false, wasRemoved: false, now: now, calendar: calendar) == live)
+        #expect(try InviteRules.requireJoinable(invite(usesLeft: nil), typed: "x", isMember: false, wasRemoved: false, now: now, calendar: calendar).room == 3)
         #expect(throws: DomainError.noSuchInvite("abcd")) {
-            try InviteRules.requireJoinable(nil, typed: "abcd", isMember: false, now: now, calendar: calendar)
+            try InviteRules.requireJoinable(nil, typed: "abcd", isMember: false, wasRemoved: false, now: now, calendar: calendar)
         }
         #expect(throws: DomainError.noSuchInvite("abcd")) {
-            try InviteRules.requireJoinable(invite(usesLeft: 0), typed: "abcd", isMember: false, now: now, calendar: calendar)
+            try InviteRules.requireJoinable(invite(usesLeft: 0), typed: "abcd", isMember: false, wasRemoved: false, now: now, calendar: calendar)
         }
         #expect(throws: DomainError.noSuchInvite("abcd")) {
-            try InviteRules.requireJoinable(invite(expires: "2026-11-01T00:00:00Z"), typed: "abcd", isMember: true, now: now, calendar: calendar)
+            try InviteRules.requireJoinable(invite(expires: "2026-11-01T00:00:00Z"), typed: "abcd", isMember: true, wasRemoved: false, now: now, calendar: calendar)
         }
         #expect(throws: DomainError.alreadyInRoom(3)) {
-            try InviteRules.requireJoinable(live, typed: "abcd", isMember: true, now: now, calendar: calendar)
+            try InviteRules.requireJoinable(live, typed: "abcd", isMember: true, wasRemoved: false, now: now, calendar: calendar)
+        }
+    }
+
+    @Test func aRemovalHoldsAgainstEveryLiveCode() throws {
+        let live = invite(usesLeft: nil)
+        #expect(throws: DomainError.removedFromRoom(3)) {
+            try InviteRules.requireJoinable(live, typed: "abcd", isMember: false, wasRemoved: true, now: now, calendar: calendar)
+        }
+        // A dead code is still just a dead code: the removal tells nothing more.
+        #expect(throws: DomainError.noSuchInvite("abcd")) {
+            try InviteRules.requireJoinable(invite(usesLeft: 0), typed: "abcd", isMember: false, wasRemoved: true, now: now, calendar: calendar)
         }
     }
 }

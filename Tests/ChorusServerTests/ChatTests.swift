@@ -18,7 +18,7 @@ import Testing
         let laptop = try server.device("alice", label: "alice's laptop", register: false)
         let bob = try server.device("bob")
         let room = id(try phone.ok("ROOM CREATE Flat 2B")["room"])
-        try phone.ok("ROOM ADD \(room) bob")
+        try phone.add("bob", to: room)
 
         // 250 messages from three sessions, one after another.
         let all = (1...250).map { String(format: "m%03d", $0) }
@@ -70,7 +70,7 @@ import Testing
         var alice = try server.device("alice")
         var bob = try server.device("bob")
         let room = id(try alice.ok("ROOM CREATE Flat 2B")["room"])
-        try alice.ok("ROOM ADD \(room) bob")
+        try alice.add("bob", to: room)
         try alice.ok("ROOM ROLE \(room) bob admin")
         let parent = id(try alice.ok("TASK ADD \(room) \"Clean the flat\" due=2031-01-31")["task"])
         let child = id(try bob.ok("TASK ADD \(room) Kitchen parent=\(parent) points=2 assign=bob")["task"])

@@ -20,7 +20,7 @@ struct ClusterNoticeTests {
         let ben = try cluster.device("ben", on: 1, register: true)
         let cat = try cluster.device("cat", on: 2, register: true)
         let room = id(try ann.ok("ROOM CREATE Flat")["room"])
-        for name in ["ben", "cat"] { try ann.ok("ROOM ADD \(room) \(name)") }
+        for name in ["ben", "cat"] { try ann.add(name, to: room) }
         for member in [ann, ben, cat] { _ = try member.drain() }
         return ([ann, ben, cat], room)
     }
@@ -114,7 +114,7 @@ struct ClusterNoticeTests {
         let ann = try cluster.device("ann", on: 0, register: true)
         _ = try cluster.device("bob", on: 1, register: true).client.call("QUIT")
         let room = id(try ann.ok("ROOM CREATE Flat")["room"])
-        try ann.ok("ROOM ADD \(room) bob")
+        try ann.add("bob", to: room)
         let login = "LOGIN bob \"\(TestCluster.password)\""
 
         for round in 0..<9 {

@@ -24,7 +24,7 @@ struct ClusterOrderTests {
         let dan = try cluster.device("dan", on: "b")
         let eve = try cluster.device("eve", on: "c")
         let room = id(try ann.ok("ROOM CREATE Shared")["room"])
-        for name in ["ben", "cat", "dan", "eve"] { try ann.ok("ROOM ADD \(room) \(name)") }
+        for name in ["ben", "cat", "dan", "eve"] { try ann.add(name, to: room) }
         let each = 40
         let floods = [ann, ben, cat].map { SayFlood($0, room: room, label: $0.user, limit: each, pause: 0) }
         for flood in floods { flood.start() }
@@ -55,7 +55,7 @@ struct ClusterOrderTests {
         let ann = try cluster.device("ann", on: "a")
         let ben = try cluster.device("ben", on: "b")
         let room = id(try ann.ok("ROOM CREATE Shared")["room"])
-        try ann.ok("ROOM ADD \(room) ben")
+        try ann.add("ben", to: room)
         #expect(try ben.event(timeout: 20)["event"] as? String == "member.added")
         let flood = SayFlood(ann, room: room, label: "ann", chunk: 3, pause: 10_000)
         flood.start()
@@ -102,7 +102,7 @@ struct ClusterOrderTests {
         let ann = try cluster.device("ann", on: "a")
         let ben = try cluster.device("ben", on: "b")
         let room = id(try ann.ok("ROOM CREATE Shared")["room"])
-        try ann.ok("ROOM ADD \(room) ben")
+        try ann.add("ben", to: room)
         #expect(try ben.event(timeout: 20)["event"] as? String == "member.added")
         for line in 0..<5 {
             try ann.ok("SAY \(room) line \(line)")
@@ -121,7 +121,7 @@ struct ClusterOrderTests {
         let carol = try cluster.device("carol", on: "c")
         let dan = try cluster.device("dan", on: "b")
         let room = id(try alice.ok("ROOM CREATE Shared")["room"])
-        for name in ["bob", "carol", "dan"] { try alice.ok("ROOM ADD \(room) \(name)") }
+        for name in ["bob", "carol", "dan"] { try alice.add(name, to: room) }
         let flood = SayFlood(bob, room: room, label: "bob", chunk: 3, pause: 2_000)
         flood.start()
         let deadline = Date().addingTimeInterval(20)

@@ -33,7 +33,7 @@ struct ClusterPresenceTests {
             let grant = try ChorusDaemon(["admin", "grant", "ann", "--postgres", database], in: b.folder.path).finish()
             #expect(grant.status == 0, "\(grant.stderr)")
             room = (try ann.json("ROOM CREATE Flat")["room"] as? [String: Any])?["id"] as? Int ?? 0
-            #expect(try ann.json("ROOM ADD \(room) bob")["type"] as? String == "ok")
+            try ann.add("bob", to: String(room))
         }
     }
 

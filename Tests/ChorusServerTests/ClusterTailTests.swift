@@ -51,7 +51,7 @@ struct ClusterTailTests {
         let cat = try a.device("cat")
         let dan = try b.device("dan")
         let room = id(try ann.ok("ROOM CREATE Shared")["room"])
-        for name in ["ben", "cat", "dan"] { try ann.ok("ROOM ADD \(room) \(name)") }
+        for name in ["ben", "cat", "dan"] { try ann.add(name, to: room) }
 
         let senders = [ann, ben, dan]
         let each = 20
@@ -101,7 +101,7 @@ struct ClusterTailTests {
         let ann = try a.device("ann")
         let ben = try b.device("ben")
         let room = id(try ann.ok("ROOM CREATE Shared")["room"])
-        try ann.ok("ROOM ADD \(room) ben")
+        try ann.add("ben", to: room)
         #expect(try ben.event(timeout: 20)["event"] as? String == "member.added")
         for round in 0..<20 {
             try ben.ok("SAY \(room) ben \(round)")

@@ -31,7 +31,7 @@ import Testing
         // Loops take new connections in turn: six members, two per loop.
         let members = try names.map { try server.device($0) }
         let room = id(try members[0].ok("ROOM CREATE Ordered")["room"])
-        for name in names.dropFirst() { try members[0].ok("ROOM ADD \(room) \(name)") }
+        for name in names.dropFirst() { try members[0].add(name, to: room) }
         for member in members { _ = try member.drain() }
 
         let senders = [members[0], members[1], members[2]]

@@ -12,7 +12,7 @@ import Testing
         let devices = try names.map { try server.device($0) }
         let phone = try server.device("alice", label: "alice's phone", register: false)
         let room = id(try devices[0].ok("ROOM CREATE Co-op")["room"])
-        for name in names.dropFirst() { try devices[0].ok("ROOM ADD \(room) \(name)") }
+        for name in names.dropFirst() { try devices[0].add(name, to: room) }
         for device in devices + [phone] { _ = try device.drain() }
         let everyone = devices + [phone]
         // Busy loops are where a reply could overtake another loop's events: one client
@@ -47,7 +47,7 @@ import Testing
         let carol = try server.device("carol")
         let dave = try server.user("dave")
         let room = id(try phone.ok("ROOM CREATE Burst")["room"])
-        for name in ["bob", "carol", "dave"] { try phone.ok("ROOM ADD \(room) \(name)") }
+        for name in ["bob", "carol", "dave"] { try phone.add(name, to: room) }
         for device in [phone, laptop, bob, carol] { _ = try device.drain() }
         _ = try dave.call("PING settle")
         while !dave.events.isEmpty { _ = try dave.nextEvent() }
@@ -97,7 +97,7 @@ import Testing
         let bob = try server.device("bob")
         let carol = try server.device("carol")
         let room = id(try bob.ok("ROOM CREATE Order")["room"])
-        try bob.ok("ROOM ADD \(room) carol")
+        try bob.add("carol", to: room)
         for device in [bob, carol] { _ = try device.drain() }
 
         let count = 40
@@ -138,14 +138,22 @@ import Testing
             #expect(event["role"] as? String == "owner")
         }
 
-        // ROOM ADD: the added user hears about it too.
-        try phone.ok("ROOM ADD \(room) bob")
-        for event in try expectFanout("member.added", by: "alice", room: room, issuer: phone, to: [laptop, bob], notTo: [carol, dave]) {
+        // ROOM ADD of someone who shares no room with alice: only they hear of it, invited.
+        #expect(try phone.ok("ROOM ADD \(room) bob")["invited"] as? Bool == true)
+        for event in try expectFanout("room.invited", by: "alice", room: room, issuer: phone, to: [bob], notTo: [laptop, carol, dave]) {
+            #expect(event["name"] as? String == "Flat 2B")
+            #expect(event["invited_by"] as? String == "alice")
+        }
+        // ROOM ACCEPT: the room hears of its new member.
+        try bob.ok("ROOM ACCEPT \(room)")
+        for event in try expectFanout("member.added", by: "bob", room: room, issuer: bob, to: [phone, laptop], notTo: [carol, dave]) {
             #expect(event["user"] as? String == "bob")
             #expect(event["role"] as? String == "member")
         }
-        try laptop.ok("ROOM ADD \(room) carol")
-        for event in try expectFanout("member.added", by: "alice", room: room, issuer: laptop, to: [phone, bob, carol], notTo: [dave]) {
+        #expect(try laptop.ok("ROOM ADD \(room) carol")["invited"] as? Bool == true)
+        try expectFanout("room.invited", by: "alice", room: room, issuer: laptop, to: [carol], notTo: [phone, bob, dave])
+        try carol.ok("ROOM ACCEPT \"Flat 2B\"")
+        for event in try expectFanout("member.added", by: "carol", room: room, issuer: carol, to: [phone, laptop, bob], notTo: [dave]) {
             #expect(event["user"] as? String == "carol")
         }
 
@@ -234,9 +242,12 @@ import Testing
         try expectFanout("message", by: "alice", room: room, issuer: phone, to: [laptop, bob], notTo: [carol, dave])
         #expect(try carol.code("TASK SHOW \(task)") == 404)
 
-        // Back in, then ROOM LEAVE: everyone left in the room hears it, the leaver's session has the reply.
+        // Back in (asked again, since carol shares no other room), then ROOM LEAVE: everyone
+        // left in the room hears it, the leaver's session has the reply.
         try laptop.ok("ROOM ADD \(room) carol")
-        try expectFanout("member.added", by: "alice", room: room, issuer: laptop, to: [phone, bob, carol], notTo: [dave])
+        try expectFanout("room.invited", by: "alice", room: room, issuer: laptop, to: [carol], notTo: [phone, bob, dave])
+        try carol.ok("ROOM ACCEPT \(room)")
+        try expectFanout("member.added", by: "carol", room: room, issuer: carol, to: [phone, laptop, bob], notTo: [dave])
         try carol.ok("ROOM LEAVE \(room)")
         for event in try expectFanout("member.removed", by: "carol", room: room, issuer: carol, to: [phone, laptop, bob], notTo: [dave]) {
             #expect(event["user"] as? String == "carol")

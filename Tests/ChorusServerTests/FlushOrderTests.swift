@@ -22,7 +22,7 @@ import Testing
         let alice = try server.device("alice")
         let bob = try server.device("bob")
         let room = id(try alice.ok("ROOM CREATE Flat")["room"])
-        try alice.ok("ROOM ADD \(room) bob")
+        try alice.add("bob", to: room)
         for device in [alice, bob] { _ = try device.drain() }
         return (alice, bob, room)
     }
@@ -94,7 +94,7 @@ import Testing
         let alice = try server.device("alice")
         let room = id(try alice.ok("ROOM CREATE Flat")["room"])
         let bob = try server.device("bob")
-        try alice.ok("ROOM ADD \(room) bob")
+        try alice.add("bob", to: room)
         let pings = 12
         try bob.client.connection.sendRaw(Array((1...pings).map { "PING p\($0)\r\n" }.joined().utf8))
         // Once the first PONG is here, the loop has read them all and bob waits for a token.
@@ -130,7 +130,7 @@ import Testing
         let bob = try server.device("bob")
         // bob's last line was MODE json, answered by now.
         let bobQuietSince = Date()
-        try alice.ok("ROOM ADD \(room) bob")
+        try alice.add("bob", to: room)
 
         let completed = store.counts.completed
         store.stallLoopAtNextCommand()
@@ -180,7 +180,7 @@ import Testing
         let bob = try server.device("bob")  // loop 1
         try grantAdmin("root", on: server)
         let room = id(try root.ok("ROOM CREATE Flat")["room"])
-        try root.ok("ROOM ADD \(room) bob")
+        try root.add("bob", to: room)
         _ = try bob.drain()
         try root.client.connection.sendRaw(Array("SAY \(room) root-first\r\nADMIN KICK bob\r\n".utf8))
 

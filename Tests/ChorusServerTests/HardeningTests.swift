@@ -28,8 +28,8 @@ import Testing
         let sleeper = try server.client()
         #expect(try sleeper.last("REGISTER sleeper \"\(defaultPassword)\"").hasPrefix("OK"))
         let room = id(try sender.ok("ROOM CREATE Flat")["room"])
-        try sender.ok("ROOM ADD \(room) reader")
-        try sender.ok("ROOM ADD \(room) sleeper")
+        try sender.add("reader", to: room)
+        try sender.add("sleeper", to: room)
         _ = try reader.drain()
         let count = 3000
         // The reader keeps up on its own thread; the sleeper reads nothing until the end.
@@ -105,7 +105,7 @@ import Testing
         let sender = try server.device("sender")
         let napper = try server.device("napper")
         let room = id(try sender.ok("ROOM CREATE Flat")["room"])
-        try sender.ok("ROOM ADD \(room) napper")
+        try sender.add("napper", to: room)
         _ = try napper.drain()
         // About 16 MB of events: more than loopback TCP buffers on both sides hold.
         let count = 4000
@@ -132,8 +132,8 @@ import Testing
         let sleeper = try server.device("sleeper")
         let reader = try server.device("reader")
         let room = id(try sender.ok("ROOM CREATE Flat")["room"])
-        try sender.ok("ROOM ADD \(room) sleeper")
-        try sender.ok("ROOM ADD \(room) reader")
+        try sender.add("sleeper", to: room)
+        try sender.add("reader", to: room)
         _ = try sleeper.drain()
         _ = try reader.drain()
         // About 8 MB of events: more than the kernel holds for a client that reads little.

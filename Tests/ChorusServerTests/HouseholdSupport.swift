@@ -37,6 +37,18 @@ final class Device {
         return reply
     }
 
+    /// ROOM ADD that lands `name` in the room whoever they are: a housemate is added at once;
+    /// a stranger is invited (CONTRACT §11) and accepts (`TestClient.acceptInvitation`).
+    /// Their other sessions get `room.invited`, then `member.added`. Returns the ROOM ADD reply.
+    @discardableResult
+    func add(_ name: String, to room: Int, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSON {
+        let reply = try ok("ROOM ADD \(room) \(name)", sourceLocation: sourceLocation)
+        if reply["invited"] as? Bool == true {
+            try client.acceptInvitation(as: name, to: String(room), sourceLocation: sourceLocation)
+        }
+        return reply
+    }
+
     /// The error reply to `line`: its code and message (code 200 and "" when it was OK).
     func failure(_ line: String) throws -> (code: Int, message: String) {
         let reply = try client.json(line)
@@ -167,7 +179,7 @@ extension TestServer {
         let alice = try device("alice")
         let bot = try device("housebot")
         let room = id(try alice.ok("ROOM CREATE Flat")["room"])
-        try alice.ok("ROOM ADD \(room) housebot")
+        try alice.add("housebot", to: room)
         let token = try #require(try bot.ok("TOKEN CREATE cron")["token"] as? String)
         return (alice, bot, room, token)
     }

@@ -25,11 +25,11 @@ import Testing
         let carol = try server.device("carol")
         let dave = try server.device("dave")
         let flat = id(try alice.ok("ROOM CREATE Flat")["room"])
-        try alice.ok("ROOM ADD \(flat) bob")
+        try alice.add("bob", to: flat)
         let office = id(try alice.ok("ROOM CREATE Office")["room"])
-        try alice.ok("ROOM ADD \(office) carol")
+        try alice.add("carol", to: office)
         let gym = id(try bob.ok("ROOM CREATE Gym")["room"])
-        try bob.ok("ROOM ADD \(gym) carol")
+        try bob.add("carol", to: gym)
         return Household(server: server, alice: alice, bob: bob, carol: carol, dave: dave, flat: flat, office: office, gym: gym)
     }
 

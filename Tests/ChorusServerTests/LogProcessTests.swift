@@ -192,7 +192,7 @@ import ChorusTestSupport
         let sender = try server.admin("sender")
         let sleeper = try server.device("sleeper")
         let room = id(try sender.ok("ROOM CREATE Flat")["room"])
-        try sender.ok("ROOM ADD \(room) sleeper")
+        try sender.add("sleeper", to: room)
         _ = try sleeper.drain()
         return (sender, sleeper, room)
     }

@@ -104,10 +104,10 @@ import Testing
         /// olive owns the room, adam is its admin, mia and vic are members; otto and nina are not in it.
         func makeFixture() throws -> Fixture {
             let room = id(try olive.ok("ROOM CREATE Flat 2B")["room"])
-            try olive.ok("ROOM ADD \(room) adam")
+            try olive.add("adam", to: room)
             try olive.ok("ROOM ROLE \(room) adam admin")
-            try olive.ok("ROOM ADD \(room) mia")
-            try olive.ok("ROOM ADD \(room) vic")
+            try olive.add("mia", to: room)
+            try olive.add("vic", to: room)
             let code = try olive.ok("ROOM INVITE \(room)")["code"] as? String ?? ""
             let task = id(try vic.ok("TASK ADD \(room) \"Take out trash\"")["task"])
             let done = id(try vic.ok("TASK ADD \(room) \"Descale kettle\"")["task"])
@@ -175,7 +175,7 @@ import Testing
         let alice = try server.device("alice")
         let bob = try server.device("bob")
         let room = id(try alice.ok("ROOM CREATE Flat 2B")["room"])
-        try alice.ok("ROOM ADD \(room) bob")
+        try alice.add("bob", to: room)
         #expect(try alice.code("ROOM LEAVE \(room)") == 403)
         #expect(try bob.code("ROOM REMOVE \(room) alice") == 403)
         #expect(try alice.code("ROOM ROLE \(room) alice member") == 403)

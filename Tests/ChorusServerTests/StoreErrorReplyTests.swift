@@ -14,7 +14,7 @@ import Testing
         let alice = try server.device("alice")
         _ = try server.device("bob")
         let room = id(try alice.ok("ROOM CREATE Flat 2B")["room"])
-        try alice.ok("ROOM ADD \(room) bob")
+        try alice.add("bob", to: room)
         let again = try alice.failure("ROOM ADD \(room) bob")
         #expect(again.code == 409)
         #expect(again.message == "bob is already a member of Flat 2B")

@@ -10,7 +10,7 @@ import Testing
         let alice = try server.device("alice")
         let bob = try server.device("bob")
         let room = id(try alice.ok("ROOM CREATE Flat 2B")["room"])
-        try alice.ok("ROOM ADD \(room) bob")
+        try alice.add("bob", to: room)
         _ = try bob.drain()
         return (server, alice, bob, room)
     }

@@ -112,7 +112,13 @@ final class TestClient {
     var mode = "text"
     private(set) var events: [String] = []
 
+    /// Where it connected, so a test can open another session to the same server or node.
+    let port: Int
+    let certificatePath: String
+
     init(port: Int, certificatePath: String) throws {
+        self.port = port
+        self.certificatePath = certificatePath
         connection = try LineClient(port: port, trust: .certificateFile(certificatePath))
         greeting = try connection.readLine() ?? ""
     }
@@ -205,5 +211,53 @@ func withLoopbackAddress<Result>(port: Int, _ body: (UnsafePointer<sockaddr>, so
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     return withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+}
+
+extension TestClient {
+    /// ROOM ADD R NAME from this session, in text or JSON mode, accepted by NAME when it
+    /// was an invitation (a stranger: CONTRACT §11). Returns ROOM ADD's final line.
+    @discardableResult
+    func add(_ name: String, to room: String, password: String = "correct horse battery staple",
+             sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let reply = try last("ROOM ADD \(room) \(name)")
+        #expect(reply.hasPrefix("OK") || reply.contains(#""type":"ok""#), "ROOM ADD \(room) \(name) → \(reply)",
+                sourceLocation: sourceLocation)
+        if reply.hasPrefix("OK invited") || reply.contains(#""invited":true"#) {
+            try acceptInvitation(as: name, to: room, password: password, sourceLocation: sourceLocation)
+        }
+        return reply
+    }
+
+    /// Accepts `name`'s invitation to `room` from a session of theirs opened for it on the
+    /// same server or node, then closed.
+    func acceptInvitation(as name: String, to room: String, password: String = "correct horse battery staple",
+                          sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let invitee = try TestClient(port: port, certificatePath: certificatePath)
+        defer { invitee.connection.close() }
+        let login = try invitee.last("LOGIN \(name) \"\(password)\"")
+        #expect(login.hasPrefix("OK"), "\(name) logging in to accept: \(login)", sourceLocation: sourceLocation)
+        let accepted = try invitee.last("ROOM ACCEPT \(room)")
+        #expect(accepted.hasPrefix("OK"), "\(name): ROOM ACCEPT \(room) → \(accepted)", sourceLocation: sourceLocation)
+        // This session is a member, so it hears of the acceptance (as an event, where the ROOM
+        // ADD of a housemate was its own reply): taken here, other events left in order.
+        let heard = takeEvent(timeout: 20) { line in
+            line.contains(#""event":"member.added""#) ? line.contains(#""user":"\#(name)""#) : line.contains(" \(name) joined ")
+        }
+        #expect(heard != nil, "no member.added for \(name) after ROOM ACCEPT \(room)", sourceLocation: sourceLocation)
+    }
+
+    /// The first event, queued or arriving within `timeout`, that `matches`; the others stay
+    /// queued in their order. Nil when none came.
+    func takeEvent(timeout: Double = 10, matching matches: (String) -> Bool) -> String? {
+        if let index = events.firstIndex(where: matches) { return events.remove(at: index) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            // A timeout throws: nothing matching came.
+            guard let line = try? connection.readLine(timeout: max(0.01, deadline.timeIntervalSinceNow)) else { return nil }
+            if matches(line) { return line }
+            events.append(line)
+        }
+        return nil
     }
 }

@@ -12,9 +12,12 @@ import Testing
         let bob = try server.user("bob")
         let watcher = try server.device("bob", label: "bob in JSON", register: false)
         let room = id(try alice.ok("ROOM CREATE Flat")["room"])
-        try alice.ok("ROOM ADD \(room) bob")
+        try alice.add("bob", to: room)
+        // bob is a stranger to alice: invited, then in once he accepted.
+        #expect(try bob.nextEvent().contains("invited you to Flat"))
         _ = try bob.nextEvent()
-        _ = try watcher.event()
+        #expect(try watcher.event()["event"] as? String == "room.invited")
+        #expect(try watcher.event()["event"] as? String == "member.added")
 
         try alice.ok("SAY \(room) hello")
         let line = try bob.nextEvent()
