@@ -56,7 +56,7 @@ struct ClusterOrderTests {
         let ben = try cluster.device("ben", on: "b")
         let room = id(try ann.ok("ROOM CREATE Shared")["room"])
         try ann.add("ben", to: room)
-        #expect(try ben.event(timeout: 20)["event"] as? String == "member.added")
+        #expect(try ben.eventAfterInvitation(timeout: 20)["event"] as? String == "member.added")
         let flood = SayFlood(ann, room: room, label: "ann", chunk: 3, pause: 10_000)
         flood.start()
         let before = try ClusterTailTests.messages(ben, count: 10)
@@ -103,7 +103,7 @@ struct ClusterOrderTests {
         let ben = try cluster.device("ben", on: "b")
         let room = id(try ann.ok("ROOM CREATE Shared")["room"])
         try ann.add("ben", to: room)
-        #expect(try ben.event(timeout: 20)["event"] as? String == "member.added")
+        #expect(try ben.eventAfterInvitation(timeout: 20)["event"] as? String == "member.added")
         for line in 0..<5 {
             try ann.ok("SAY \(room) line \(line)")
             #expect(messageText(try ben.event(timeout: 20)) == "line \(line)")

@@ -102,7 +102,7 @@ struct ClusterTailTests {
         let ben = try b.device("ben")
         let room = id(try ann.ok("ROOM CREATE Shared")["room"])
         try ann.add("ben", to: room)
-        #expect(try ben.event(timeout: 20)["event"] as? String == "member.added")
+        #expect(try ben.eventAfterInvitation(timeout: 20)["event"] as? String == "member.added")
         for round in 0..<20 {
             try ben.ok("SAY \(room) ben \(round)")
             try ann.ok("SAY \(room) ann \(round)")

@@ -61,7 +61,7 @@ struct CopyToPostgresTests {
         let daemon = try ChorusDaemon(["--port", "0", "--data", "data"] + flags, in: folder.path)
         #expect(try daemon.waitUntilListening())
         let certificate = folder.path + "/certs/server.crt"
-        for name in ["ann", "bob", "cat"] {
+        for name in ["ann", "bob", "cat", "dan"] {
             let client = try TestClient(port: daemon.port, certificatePath: certificate)
             #expect(try client.last("REGISTER \(name) \"\(password)\"").hasPrefix("OK"))
         }
@@ -82,6 +82,13 @@ struct CopyToPostgresTests {
             lastMessage = id(try (line % 2 == 0 ? ann : bob).json("SAY \(room) line \(line) with \"quotes\" and ünïcode"), "message")
         }
         #expect(try ann.json("DM bob the plumber comes at 10")["type"] as? String == "ok")
+        // Who may reach whom: dan (a stranger) invited and not answering, blocked by bob;
+        // bob removed from a second room of ann's, so its codes keep him out.
+        #expect(try ann.json("ROOM ADD \(room) dan")["invited"] as? Bool == true)
+        #expect(try bob.json("BLOCK dan")["blocked"] as? Bool == true)
+        let attic = id(try ann.json("ROOM CREATE Attic"), "room")
+        #expect(try ann.json("ROOM ADD \(attic) bob")["invited"] as? Bool == false)
+        #expect(try ann.json("ROOM REMOVE \(attic) bob")["type"] as? String == "ok")
         let token = try ann.json("TOKEN CREATE housebot")["token"] as? String ?? ""
         let gone = id(try ann.json("ROOM CREATE Gone"), "room")
         #expect(try ann.json("ROOM DELETE \(gone)")["type"] as? String == "ok")
@@ -117,7 +124,7 @@ struct CopyToPostgresTests {
         let copied = try Self.copy(household.folder, to: database)
         #expect(copied.status == 0, "\(copied)")
         #expect(copied.stdout.contains("copied") && copied.stdout.contains("rows/s"), "\(copied.stdout)")
-        #expect(copied.stderr.contains("copy-to-postgres: events: ") && copied.stderr.contains("copy-to-postgres: users: 3/3 rows"),
+        #expect(copied.stderr.contains("copy-to-postgres: events: ") && copied.stderr.contains("copy-to-postgres: users: 4/4 rows"),
                 "\(copied.stderr)")
         try CopiedRows.expectSame(sqlite: household.folder.path + "/data/chorus.sqlite", postgres: database)
 

@@ -81,6 +81,13 @@ final class Device {
         return event
     }
 
+    /// The next event, after the `room.invited` that comes first when this session's user
+    /// was a stranger added with `add(_:to:)` (a housemate gets `member.added` alone).
+    func eventAfterInvitation(timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation) throws -> JSON {
+        let first = try event(timeout: timeout, sourceLocation: sourceLocation)
+        return first["event"] as? String == "room.invited" ? try event(timeout: timeout, sourceLocation: sourceLocation) : first
+    }
+
     /// Every event that reached this session before the reply to a PING sent now.
     ///
     /// Sound as a "nothing more came" check once the command that would have caused an
