@@ -23,18 +23,20 @@ public final class Console {
         isatty(1) == 1 && (environment["NO_COLOR"] ?? "").isEmpty
     }
 
-    /// A line from the server, above the prompt.
+    /// A line from the server, above the prompt. Its control characters are shown as
+    /// visible escapes (`TerminalSafeText`): the server must not steer the terminal.
     public func show(_ line: String, style: Style) {
         var out = editor == nil ? "" : "\r\u{1B}[K"
-        out += painted(line, style) + "\n"
+        out += painted(TerminalSafeText.line(line), style) + "\n"
         if let editor { out += editor.rendering(columns: RawTerminal.columns(of: 1)) }
         Self.write(out, to: 1)
     }
 
     /// The client's own news ("reconnecting in 2 s"), on standard error, above the prompt.
+    /// It may quote the server (an error's message), so it is made safe like a server line.
     public func notice(_ text: String) {
         if editor != nil { Self.write("\r\u{1B}[K", to: 1) }
-        let line = "chorus: " + text
+        let line = "chorus: " + TerminalSafeText.line(text)
         Self.write((isatty(2) == 1 ? painted(line, .notice) : line) + "\n", to: 2)
         redrawPrompt()
     }

@@ -21,15 +21,32 @@ public final class LineClient {
         public init(_ description: String) { self.description = description }
     }
 
+    /// The most of one incoming line a client holds: 4 MiB. The longest lines a real
+    /// server sends are single JSON replies that are not paged (`TASKS` and `CALENDAR` of a
+    /// big household, about 400 bytes a task) and SYNC and history pages (about 256 KiB);
+    /// 4 MiB is sixteen such pages, some 10,000 tasks. Past it a line is cut (see `absorb`).
+    public static let defaultMaxLineBytes = 4 << 20
+
     private let fd: Int32
     private let context: OpaquePointer
     private let ssl: OpaquePointer
-    private var buffer: [UInt8] = []
+    private let maxLineBytes: Int
+    /// Complete lines received and not yet taken, oldest first from `nextReady`.
+    private var ready: [String] = []
+    private var nextReady = 0
+    /// The start of the line being received, at most `maxLineBytes`.
+    private var partial: [UInt8] = []
+    /// Bytes of the line being received that were thrown away past the bound; nil while
+    /// it fits.
+    private var cutBytes: Int?
+    /// The last byte thrown away, so a cut line's CR is not counted as one of its bytes.
+    private var lastCutByte: UInt8 = 0
     private var closed = false
 
     public init(host: String = "127.0.0.1", port: Int, trust: Trust, serverName: String = "localhost",
                 minVersion: Int32 = COPENSSL_TLS1_2_VERSION, maxVersion: Int32 = COPENSSL_TLS1_3_VERSION,
-                ciphers: String? = nil, timeout: Double = 10) throws {
+                ciphers: String? = nil, timeout: Double = 10, maxLineBytes: Int = LineClient.defaultMaxLineBytes) throws {
+        self.maxLineBytes = max(1, maxLineBytes)
         fd = try Self.connect(host: host, port: port, timeout: timeout)
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             Glibc.close(fd)
@@ -99,18 +116,96 @@ public final class LineClient {
     }
 
     /// A whole line is waiting in the buffer: `nextBufferedLine()` returns it without I/O.
-    public var hasBufferedLine: Bool { buffer.contains(UInt8(ascii: "\n")) }
+    public var hasBufferedLine: Bool { nextReady < ready.count }
 
     /// The connection has ended (the server closed it, or `close()` was called).
     public var isClosed: Bool { closed }
 
     /// The next complete line already received, without reading the socket.
     public func nextBufferedLine() -> String? {
-        guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
-        var line = Array(buffer[..<newline])
-        buffer.removeSubrange(...newline)
-        if line.last == UInt8(ascii: "\r") { line.removeLast() }
-        return String(decoding: line, as: UTF8.self)
+        guard nextReady < ready.count else { return nil }
+        let line = ready[nextReady]
+        nextReady += 1
+        if nextReady == ready.count {
+            ready.removeAll(keepingCapacity: true)
+            nextReady = 0
+        }
+        return line
+    }
+
+    /// Takes received bytes: each line end completes a line, the rest is the start of the
+    /// next. Every byte is looked at once, so a line that never ends costs time in
+    /// proportion to its length, not its square. Past `maxLineBytes` the line is cut: what
+    /// fits is kept (ending on a whole UTF-8 character), the rest up to its line end is
+    /// only counted, and the line is handed on with a visible mark saying how much was
+    /// left out, so memory stays flat whatever a server sends.
+    private func absorb(_ bytes: ArraySlice<UInt8>) {
+        var rest = bytes
+        while !rest.isEmpty {
+            let newline = rest.firstIndex(of: UInt8(ascii: "\n"))
+            let piece = rest[..<(newline ?? rest.endIndex)]
+            keep(piece)
+            guard let newline else { return }
+            finishLine()
+            rest = rest[(newline + 1)...]
+        }
+    }
+
+    /// Adds part of the line being received, up to the bound.
+    private func keep(_ piece: ArraySlice<UInt8>) {
+        guard !piece.isEmpty else { return }
+        if var cut = cutBytes {
+            cut += piece.count
+            cutBytes = cut
+            lastCutByte = piece.last!
+            return
+        }
+        let room = maxLineBytes - partial.count
+        guard piece.count > room else {
+            partial.append(contentsOf: piece)
+            return
+        }
+        partial.append(contentsOf: piece.prefix(room))
+        cutBytes = piece.count - room + Self.dropSplitCharacter(&partial)
+        lastCutByte = piece.last!
+    }
+
+    /// Removes a character the cut split (a lead byte at the end whose continuation bytes
+    /// did not all fit), so a cut line ends on a whole character; how many bytes went.
+    private static func dropSplitCharacter(_ bytes: inout [UInt8]) -> Int {
+        var seen = 0
+        for byte in bytes.reversed().prefix(4) {
+            seen += 1
+            if byte & 0xC0 == 0x80 { continue } // a continuation byte: its lead is further back
+            let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+            guard length > seen else { return 0 }
+            bytes.removeLast(seen)
+            return seen
+        }
+        return 0
+    }
+
+    /// A line end arrived: the line is ready, without its CR.
+    private func finishLine() {
+        var line: String
+        if var cut = cutBytes {
+            // Only the CR of the line end did not fit: nothing was cut.
+            if lastCutByte == UInt8(ascii: "\r") { cut -= 1 }
+            line = String(decoding: partial, as: UTF8.self)
+            if cut > 0 { line += Self.cutMark(cut) }
+        } else {
+            if partial.last == UInt8(ascii: "\r") { partial.removeLast() }
+            line = String(decoding: partial, as: UTF8.self)
+        }
+        ready.append(line)
+        // A cut line's storage is given back; an ordinary one's is kept for the next.
+        if cutBytes != nil { partial = [] } else { partial.removeAll(keepingCapacity: true) }
+        cutBytes = nil
+    }
+
+    /// What ends a cut line: `… [line cut: N more bytes]`.
+    public static func cutMark(_ count: Int) -> String {
+        "… [line cut: \(count) more bytes]"
     }
 
     /// Reads what has arrived, for a caller whose `poll` said the socket is readable: one
@@ -122,7 +217,7 @@ public final class LineClient {
         repeat {
             let count = chunk.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
-                buffer.append(contentsOf: chunk[..<Int(count)])
+                absorb(chunk[..<Int(count)])
                 continue
             }
             let error = SSL_get_error(ssl, count)
@@ -153,12 +248,7 @@ public final class LineClient {
     public func readLine(timeout: Double = 10) throws -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                var line = Array(buffer[..<newline])
-                buffer.removeSubrange(...newline)
-                if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                return String(decoding: line, as: UTF8.self)
-            }
+            if let line = nextBufferedLine() { return line }
             if closed { return nil }
             if SSL_pending(ssl) == 0 {
                 let remaining = deadline.timeIntervalSinceNow
@@ -170,7 +260,7 @@ public final class LineClient {
             var chunk = [UInt8](repeating: 0, count: 16_384)
             let count = chunk.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
-                buffer.append(contentsOf: chunk[..<Int(count)])
+                absorb(chunk[..<Int(count)])
             } else {
                 let error = SSL_get_error(ssl, count)
                 if error == SSL_ERROR_WANT_READ { continue }

@@ -98,7 +98,7 @@ public final class ServerConnector {
     private func nameMismatch(_ error: String, names: [String]) -> ClientFailure {
         ClientFailure("""
             the certificate of \(endpoint) is not for \(host) (\(error))
-              it names: \(names.isEmpty ? "nothing" : names.joined(separator: ", "))
+              it names: \(names.isEmpty ? "nothing" : names.map(TerminalSafeText.line).joined(separator: ", "))
               Connect with --host set to one of those names, or give the server a certificate
               that names \(host) (chorusd makes its own for --host when certs/ is empty).
             """)

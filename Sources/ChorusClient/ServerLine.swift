@@ -68,11 +68,12 @@ public struct ServerLine {
         return untagged.split(separator: " ").dropFirst().first.flatMap { Int($0) }
     }
 
-    /// The error's message without the code, for standard error.
+    /// The error's message without the code, for standard error: safe to show
+    /// (`TerminalSafeText`), since a JSON message decodes to whatever the server escaped.
     public var errorMessage: String {
-        if let json { return json["message"] as? String ?? raw }
         let words = untagged.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        return words.count == 3 ? String(words[2]) : untagged
+        let message = json.map { $0["message"] as? String ?? raw } ?? (words.count == 3 ? String(words[2]) : untagged)
+        return TerminalSafeText.line(message)
     }
 
     static func decode(_ text: String) -> [String: Any]? {

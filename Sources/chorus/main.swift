@@ -51,6 +51,7 @@ signal(SIGPIPE, SIG_IGN)
 do throws(ClientFailure) {
     exit(try runClient(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
 } catch {
-    FileHandle.standardError.write(Data("chorus: \(error)\n".utf8))
+    // Failures quote the server (its error messages, its certificate's names): shown safe.
+    FileHandle.standardError.write(Data("chorus: \(TerminalSafeText.message(error.description))\n".utf8))
     exit(error.status)
 }

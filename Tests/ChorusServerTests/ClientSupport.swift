@@ -171,8 +171,9 @@ final class PseudoTerminal {
         close(leader)
     }
 
-    /// What the program wrote to the terminal so far.
+    /// What the program wrote to the terminal so far, and its bytes as written.
     private(set) var output = ""
+    private(set) var bytes: [UInt8] = []
 
     /// Types text as a person would.
     func type(_ text: String) {
@@ -182,7 +183,6 @@ final class PseudoTerminal {
     /// Reads the terminal until `check` holds; the timeout is only a safety net.
     func wait(timeout: Double = 20, until check: (String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
-        var bytes: [UInt8] = []
         while !check(output), Date() < deadline {
             var poll = pollfd(fd: leader, events: Int16(POLLIN), revents: 0)
             guard Glibc.poll(&poll, 1, 100) == 1 else { continue }

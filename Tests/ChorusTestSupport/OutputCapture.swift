@@ -13,6 +13,8 @@ public final class OutputCapture: Sendable {
 
     public func append(_ data: Data) { bytes.withLock { $0.append(data) } }
     public var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
+    /// The bytes as written, for checks that invalid UTF-8 would hide from `text`.
+    public var data: Data { bytes.withLock { $0 } }
     public var lines: [String] { text.split(separator: "\n").map(String.init) }
 
     /// Reads `pipe` to its end on a thread of its own. Not `readabilityHandler`: that is
