@@ -16,16 +16,18 @@ extension ChorusError {
         case .logInFirst, .notLoggedIn, .wrongNameOrPassword, .invalidToken, .wrongOldPassword, .accountGone:
             return 401
         case .roleRequired, .onlyCreatorOrAdmin, .personalTaskAssignee, .removeSelf, .removeOwner, .removeAdmin,
-             .ownerLeaving, .ownerKeepsRole, .serverAdminRequired, .disableSelf, .accountDisabled:
+             .ownerLeaving, .ownerKeepsRole, .serverAdminRequired, .disableSelf, .accountDisabled,
+             .signUpByInviteOnly, .signUpInviteUnusable:
             return 403
         case .ambiguousRoomName, .nameTaken, .alreadyMember, .alreadyInRoom, .alreadyHasRole, .alreadyDone, .notDone,
              .progressOfDoneTask, .progressFromSubtasks:
             return 409
         case .badName, .badPasswordLength, .badTokenLabel, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter,
+             .fieldBidiControl,
              .badDate, .ownParent, .parentInOtherRoom, .parentIsSubtask,
              .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast:
             return 422
-        case .tooManyFailedLogins:
+        case .tooManyFailedLogins, .tooManySignUps:
             return 429
         }
     }
