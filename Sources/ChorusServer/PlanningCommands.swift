@@ -16,7 +16,7 @@ extension CommandContext {
         let message: JSONValue = .object([("id", .int(id)), ("to", .string(recipient.name)), ("from", .string(caller.name)),
                                           ("text", .string(text)), ("at", .string(timestamp))])
         let event = try emit("dm", room: nil, user: recipient.id, payload: [("message", message)],
-                             text: "\(present.clock(now)) \(caller.name) → \(recipient.name): \(text)",
+                             text: "\(present.clock(now)) \(caller.name) → \(recipient.name): \(BidiClosing.closed(text))",
                              audience: [recipient.id, caller.id])
         try db.setEventPeer(event: event, peer: caller.id)
         return result(.ok("sent to \(recipient.name)", [("message", message)]))
