@@ -45,6 +45,10 @@ extension PostgresImport {
     /// is not here: `sqlite_sequence`, read for the id floors. What PostgreSQL has that
     /// SQLite never had: `event_counter` (set from the log), the events' tail columns
     /// (`audience`, from the membership spans), and the nodes' shared tables.
+    /// SQLite tables left behind on purpose: `registrations` is an hour's throttle state
+    /// (`--register-rate`), not data; the copied server starts with a fresh allowance.
+    public static let notCopied: Set<String> = ["registrations"]
+
     public static let tables: [ImportedTable] = [
         ImportedTable("users", identity: true, [
             .init("id", .integer), .init("name", .text), .init("password", .text), .init("admin", .flag),

@@ -188,5 +188,7 @@ enum PostgresMigrations {
         tail,
         // 3: node claims, sessions, tail lag, presence versions (PostgresMigrations+Presence.swift).
         presence,
+        // 4: the sign-ups of the last hour (PostgresMigrations+Registrations.swift).
+        registrations,
     ]
 }

@@ -88,7 +88,8 @@ public final class Server: Sendable {
         let accounts: AccountService
         do {
             accounts = try AccountService(database: database, hasher: PasswordHasher(parameters: configuration.scrypt),
-                                          pool: pool, clock: clock, loginCounts: loginCounts)
+                                          pool: pool, clock: clock, loginCounts: loginCounts,
+                                          registration: configuration.registration, registerRate: configuration.registerRate)
         } catch {
             database.close()
             pool.stop()
