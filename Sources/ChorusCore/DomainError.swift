@@ -21,6 +21,9 @@ public enum DomainError: Error, Equatable, Sendable {
     case accountGone
     case accountDisabled
     case tooManyFailedLogins(name: String, retryAfter: Int)
+    case tooManySignUps(retryAfter: Int)
+    case signUpByInviteOnly
+    case signUpInviteUnusable(String)
 
     // Who may do what.
     case roleRequired(Role, room: String, action: String)
@@ -54,6 +57,7 @@ public enum DomainError: Error, Equatable, Sendable {
     case fieldNotOneLine(String, character: String)
     case fieldTooLong(String, max: Int)
     case fieldCharacter(String, character: String)
+    case fieldBidiControl(String, character: String)
     case badDate(String, accepted: String)
     case ownParent
     case parentInOtherRoom(Int64)
@@ -85,6 +89,11 @@ public enum DomainError: Error, Equatable, Sendable {
         case .accountGone: "account is gone; log in again"
         case .accountDisabled: "this account is disabled; ask a server admin"
         case .tooManyFailedLogins(let name, let wait): "too many failed logins for \(name); try again in \(wait) s"
+        case .tooManySignUps(let wait): "too many new accounts from your address; try again in \(wait) s"
+        case .signUpByInviteOnly:
+            "this server makes accounts by invitation only: REGISTER NAME PASSWORD invite=CODE, with a code from a room's ROOM INVITE"
+        case .signUpInviteUnusable(let code):
+            "no such invite code \(code) (it may have expired or been used up); this server makes accounts by invitation only"
         case .roleRequired(let role, let room, let action):
             "only the \(role == .owner ? "owner" : "owner or an admin") of \(room) can \(action)"
         case .onlyCreatorOrAdmin(let task, let room, let action):
@@ -116,6 +125,8 @@ public enum DomainError: Error, Equatable, Sendable {
         case .fieldNotOneLine(let what, let character): "\(what) is one line: no \(character) (only notes may hold a newline)"
         case .fieldTooLong(let what, let max): "\(what) is at most \(max) characters"
         case .fieldCharacter(let what, let character): "\(what) may not hold \(character)"
+        case .fieldBidiControl(let what, let character):
+            "\(what) may not hold the bidirectional control \(character): it could reorder what is shown around it"
         case .badDate(let text, let accepted): "bad date \(text): use \(accepted)"
         case .ownParent: "a task cannot be its own parent"
         case .parentInOtherRoom(let id): "#\(id) is in another room; a subtask lives with its parent"

@@ -40,11 +40,15 @@ public struct ImportedTable: Sendable, Equatable {
 }
 
 extension PostgresImport {
-    /// Every table SQLite's migrations make (`Migrations.all`, up to 10), in an order
+    /// Every table SQLite's migrations make (`Migrations.all`, up to 11), in an order
     /// where each row's references to other tables are already in. What SQLite has that
     /// is not here: `sqlite_sequence`, read for the id floors. What PostgreSQL has that
     /// SQLite never had: `event_counter` (set from the log), the events' tail columns
     /// (`audience`, from the membership spans), and the nodes' shared tables.
+    /// SQLite tables left behind on purpose: `registrations` is an hour's throttle state
+    /// (`--register-rate`), not data; the copied server starts with a fresh allowance.
+    public static let notCopied: Set<String> = ["registrations"]
+
     public static let tables: [ImportedTable] = [
         ImportedTable("users", identity: true, [
             .init("id", .integer), .init("name", .text), .init("password", .text), .init("admin", .flag),

@@ -190,5 +190,7 @@ enum PostgresMigrations {
         presence,
         // 4: who may reach whom (CONTRACT §11), as SQLite's migration 10.
         consent,
+        // 5: the sign-ups of the last hour (PostgresMigrations+Registrations.swift).
+        registrations,
     ]
 }

@@ -24,6 +24,14 @@ extension Command {
         public let password: String
     }
 
+    /// REGISTER NAME PASSWORD [invite=CODE].
+    public struct Registration: ParsedCommand {
+        public let name: String
+        public let password: String
+        /// A room's invite code, as typed.
+        public let invite: String?
+    }
+
     public struct Password: ParsedCommand {
         public let old: String
         public let new: String

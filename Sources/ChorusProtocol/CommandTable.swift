@@ -27,9 +27,12 @@ public enum CommandTable {
     ]
 
     static let accountCommands: [CommandSpec] = [
-        CommandSpec("REGISTER", kind: .account, arguments: [.init("NAME"), .init("PASSWORD")], needsLogin: false,
-                    summary: "create an account and log in (name: 2-32 of a-z 0-9 . _ -; password: 15-1024 bytes)") { args in
-            Command.Credentials(name: args[0], password: args[1])
+        CommandSpec("REGISTER", kind: .account, arguments: [.init("NAME"), .init("PASSWORD")], options: ["invite=CODE"],
+                    needsLogin: false,
+                    summary: "create an account and log in (name: 2-32 of a-z 0-9 . _ -; password: 15-1024 bytes); "
+                        + "invite=CODE also joins that room, and is needed on an invite-only server") { args in
+            // An empty `invite=` is no code: the server then answers as for none.
+            Command.Registration(name: args[0], password: args[1], invite: args.options["invite"].flatMap { $0.isEmpty ? nil : $0 })
         },
         CommandSpec("LOGIN", kind: .account, arguments: [.init("NAME"), .init("PASSWORD")], needsLogin: false,
                     summary: "log in with a password") { args in

@@ -10,6 +10,9 @@ enum AccountSQL {
     static let setPassword = "UPDATE users SET password = ?2 WHERE id = ?1"
     static let setAdmin = "UPDATE users SET admin = ?2 WHERE name = ?1"
     static let count = "SELECT count(*) FROM users"
+    static let forgetOldRegistrations = "DELETE FROM registrations WHERE at < ?1"
+    static let registrations = "SELECT at FROM registrations WHERE address = ?1 AND at >= ?2 ORDER BY at"
+    static let recordRegistration = "INSERT INTO registrations (address, at) VALUES (?1, ?2)"
 
     static func record(_ row: Row) -> AccountRecord {
         AccountRecord(
@@ -56,5 +59,16 @@ extension Database {
 
     public func accountCount() throws -> Int {
         Int(try prepare(AccountSQL.count).row { $0.int(0) } ?? 0)
+    }
+
+    /// One writer, so the count and the insert of a REGISTER's job cannot interleave with
+    /// another's: no lock beyond the transaction.
+    public func registrations(from address: String, since: Int64) throws -> [Int64] {
+        try prepare(AccountSQL.forgetOldRegistrations).run(.integer(since))
+        return try prepare(AccountSQL.registrations).rows(.text(address), .integer(since)) { $0.int(0) }
+    }
+
+    public func recordRegistration(from address: String, at: Int64) throws {
+        try prepare(AccountSQL.recordRegistration).run(.text(address), .integer(at))
     }
 }

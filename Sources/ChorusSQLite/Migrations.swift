@@ -229,6 +229,17 @@ public enum Migrations {
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX removals_by_user ON removals(user);
         """,
+        // 11: the sign-ups of the last hour, per address, for --register-rate (SignUpRules):
+        // kept here rather than in memory so a restart does not hand out a fresh allowance.
+        // Rows older than the hour are deleted as REGISTERs count (`registrations(from:since:)`).
+        """
+        CREATE TABLE registrations (
+          address TEXT NOT NULL,
+          at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX registrations_by_address ON registrations(address, at);
+        CREATE INDEX registrations_by_time ON registrations(at);
+        """,
     ]
 }
 

@@ -15,21 +15,37 @@ final class AccountService: Sendable {
     private let pool: WorkerPool
     private let clock: any Clock
     private let loginCounts: any FailedLoginCounts
+    /// For a REGISTER that joins a room: the room's job holds what it must (`CommandContext`).
+    private let notices: any NoticeLedger
+    /// `--registration` and `--register-rate`.
+    private let registration: RegistrationMode
+    private let registerRate: Int
     /// A hash of a random password at the current cost: an unknown name is checked
     /// against it, so it costs the same time as a wrong password.
     private let decoyHash: String
 
     init(database: any StoreExecutor, hasher: PasswordHasher, pool: WorkerPool, clock: any Clock,
-         loginCounts: any FailedLoginCounts) throws {
+         loginCounts: any FailedLoginCounts, notices: any NoticeLedger, registration: RegistrationMode = .open,
+         registerRate: Int = SignUpRules.defaultLimit) throws {
         self.database = database
         self.loginCounts = loginCounts
+        self.notices = notices
+        self.registration = registration
+        self.registerRate = registerRate
         self.hasher = hasher
         self.pool = pool
         self.clock = clock
         self.decoyHash = try hasher.hash(SecureRandom.hex(24))
     }
 
-    func register(name rawName: String, password: String, completion: @escaping Completion<SignedInAccount>) {
+    /// REGISTER: the sign-up limits (`SignUpRules`: the address's count, invite-only mode),
+    /// then a taken name, are checked before the hash, so a flood or a stranger on an
+    /// invite-only server costs no scrypt, and again in the job that makes the account: its
+    /// count, the account, the room its `invite` code joins and the address's new row commit
+    /// together or not at all. `exempt`: the address is in `--exempt`, and nothing counts.
+    /// Completes on the database thread right after the commit.
+    func register(name rawName: String, password: String, invite: String?, from address: String, exempt: Bool,
+                  completion: @escaping Completion<SignUp>) {
         let name: String
         do throws(DomainError) {
             name = try AccountRules.normalizedName(rawName)
@@ -37,14 +53,29 @@ final class AccountService: Sendable {
         } catch {
             return completion(.failure(ChorusError(error)))
         }
-        // A taken name is public anyway (409); checking first spares a hash.
-        read({ db in try db.account(named: name) }, completion) { [self] existing in
+        let limits = SignUpLimits(address: address, exempt: exempt, rate: registerRate, mode: registration, invited: invite != nil)
+        read({ [clock] db -> AccountRecord? in
+            try limits.admit(now: clock.now(), db: db)
+            return try db.account(named: name)
+        }, completion) { [self] existing in
+            // A taken name is public anyway (409); checking first spares a hash.
             if existing != nil { return completion(.failure(ChorusError(.nameTaken(name)))) }
             hash(password, completion) { [self] encoded in
-                let created = Timestamp.rfc3339(clock.now())
-                read({ db in try db.createAccount(name: name, passwordHash: encoded, created: created) }, completion) { record in
-                    completion(.success(SignedInAccount(record)))
-                }
+                read({ [clock, registration, notices] db -> SignUp in
+                    let now = clock.now()
+                    try limits.admit(now: now, db: db)
+                    let record = try db.createAccount(name: name, passwordHash: encoded, created: Timestamp.rfc3339(now))
+                    var signUp = SignUp(account: SignedInAccount(record))
+                    if let invite {
+                        let context = CommandContext(db: db, caller: Caller(id: record.id, name: record.name), now: now, online: [],
+                                                     notices: notices)
+                        let room = try context.joinAsNewAccount(code: invite, mode: registration)
+                        signUp.room = (room.id, room.name, context.present.room(room))
+                        signUp.joined = context.result(.ok())
+                    }
+                    if !exempt { try db.recordRegistration(from: address, at: Int64(now.timeIntervalSince1970)) }
+                    return signUp
+                }, completion) { completion(.success($0)) }
             }
         }
     }
@@ -177,5 +208,47 @@ final class AccountService: Sendable {
             Log.info("unexpected: \(error)")
             return .internalError
         }
+    }
+}
+
+/// What a REGISTER must pass besides its name and password (CONTRACT §11, Sign-ups),
+/// asked of the store's facts and decided by `SignUpRules`.
+private struct SignUpLimits: Sendable {
+    let address: String
+    let exempt: Bool
+    let rate: Int
+    let mode: RegistrationMode
+    let invited: Bool
+
+    /// 429 past the address's hourly count (never for an exempt address), then 403 on an
+    /// invite-only server without a code unless the store has no account yet.
+    func admit(now: Date, db: any Store) throws {
+        if !exempt {
+            let since = Int64(SignUpRules.windowStart(now: now).timeIntervalSince1970.rounded(.down))
+            let recent = try db.registrations(from: address, since: since).map { Date(timeIntervalSince1970: Double($0)) }
+            if let wait = SignUpRules.retryAfter(recent: recent, limit: rate, now: now) {
+                throw DomainError.tooManySignUps(retryAfter: wait)
+            }
+        }
+        try SignUpRules.requireAllowed(mode: mode, invited: invited) { try db.accountCount() == 0 }
+    }
+}
+
+/// A new account, and the room its invite code joined, with that join's events to fan out
+/// (their ids may be provisional until the commit).
+struct SignUp: HoldsProvisionalEventIDs {
+    let account: SignedInAccount
+    /// The joined room's id, name and ROOM shape, as the new member sees it.
+    var room: (id: Int64, name: String, shape: JSONValue)?
+    var joined = CommandResult(reply: .ok())
+
+    init(account: SignedInAccount) {
+        self.account = account
+    }
+
+    func resolvingEventIDs(_ ids: FinalEventIDs) -> SignUp {
+        var resolved = self
+        resolved.joined = joined.resolvingEventIDs(ids)
+        return resolved
     }
 }

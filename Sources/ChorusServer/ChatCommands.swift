@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusRendering
 import Foundation
 
 /// SAY, COMMENT, HISTORY: talking in a room and on a task.
@@ -13,7 +14,7 @@ extension CommandContext {
         let id = try db.insertMessage(room: room.id, sender: caller.id, text: text, at: timestamp)
         let message = present.message(MessageRecord(id: id, room: room.id, from: caller.name, text: text, at: timestamp))
         try emitToRoom("message", room: room.id, payload: [("message", message)],
-                       text: "\(present.clock(now)) \(caller.name) in \(room.name): \(text)")
+                       text: "\(present.clock(now)) \(caller.name) in \(room.name): \(BidiClosing.closed(text))")
         return result(.ok("said in \(room.name)", [("message", message)]))
     }
 
@@ -25,7 +26,7 @@ extension CommandContext {
         let comment = present.comment(CommentRecord(id: id, task: taskID, room: task.room, from: caller.name, text: text, at: timestamp))
         try emit("comment", room: task.room, user: task.room == nil ? task.ownerID : nil,
                  payload: [("room", task.room.map { .int($0) } ?? .null), ("comment", comment)],
-                 text: "\(present.clock(now)) \(caller.name) on #\(taskID) \(task.title): \(text)", audience: try audience(of: task))
+                 text: "\(present.clock(now)) \(caller.name) on #\(taskID) \(task.title): \(BidiClosing.closed(text))", audience: try audience(of: task))
         return result(.ok("commented on #\(taskID)", [("comment", comment)]))
     }
 
@@ -38,7 +39,7 @@ extension CommandContext {
         let fitting = Self.countFitting(page.suffix(limit).reversed()) { $0.text.utf8.count + $0.from.utf8.count + 120 }
         let more = page.count > fitting
         let messages = Array(page.suffix(fitting))
-        let body = messages.map { "  \(present.clock(stored: $0.at)) \($0.from): \($0.text)" }
+        let body = messages.map { "  \(present.clock(stored: $0.at)) \($0.from): \(BidiClosing.closed($0.text))" }
         let hint = more ? " · more: HISTORY \(room.id) \(limit) before=\(messages.first?.id ?? 0)" : ""
         var done = result(.ok("\(messages.count) message\(messages.count == 1 ? "" : "s") in \(room.name)\(hint)", body: body,
                               [("messages", .array(messages.map(present.message))), ("more", .bool(more))]))

@@ -17,16 +17,18 @@ extension ChorusError {
         case .logInFirst, .notLoggedIn, .wrongNameOrPassword, .invalidToken, .wrongOldPassword, .accountGone:
             return 401
         case .roleRequired, .onlyCreatorOrAdmin, .personalTaskAssignee, .removeSelf, .removeOwner, .removeAdmin,
-             .ownerLeaving, .ownerKeepsRole, .serverAdminRequired, .disableSelf, .accountDisabled, .removedFromRoom:
+             .ownerLeaving, .ownerKeepsRole, .serverAdminRequired, .disableSelf, .accountDisabled, .removedFromRoom,
+             .signUpByInviteOnly, .signUpInviteUnusable:
             return 403
         case .ambiguousRoomName, .nameTaken, .alreadyMember, .alreadyInRoom, .alreadyHasRole, .alreadyDone, .notDone,
              .progressOfDoneTask, .progressFromSubtasks:
             return 409
         case .badName, .badPasswordLength, .badTokenLabel, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter,
+             .fieldBidiControl,
              .badDate, .ownParent, .parentInOtherRoom, .parentIsSubtask,
              .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast, .blockSelf:
             return 422
-        case .tooManyFailedLogins:
+        case .tooManyFailedLogins, .tooManySignUps:
             return 429
         }
     }

@@ -10,14 +10,49 @@ extension Hub {
         .object([("name", .string(account.name)), ("admin", .bool(account.admin))])
     }
 
-    /// REGISTER NAME PASSWORD — creates the account and logs this session in.
-    func register(name: String, password: String, session: Session, tag: String?) {
-        runOffLoop(session, tag: tag) { [accounts] done in
-            accounts.register(name: name, password: password, completion: done)
-        } finish: { [unowned self] session, account in
+    /// REGISTER NAME PASSWORD [invite=CODE] — creates the account, joins the code's room,
+    /// and logs this session in. A sign-up the limits refuse (403, 429) is logged.
+    func register(name: String, password: String, invite: String?, session: Session, tag: String?) {
+        let address = session.connection.peerHost
+        let exempt = configuration.exempt.contains { $0.contains(address) }
+        let hub = bound
+        let rate = configuration.registerRate
+        let mode = configuration.registration
+        runOffLoop(session, tag: tag) { [accounts, state] done in
+            accounts.register(name: name, password: password, invite: invite, from: address, exempt: exempt) { result in
+                switch result {
+                case .failure(let error):
+                    if error.code == 403 || error.code == 429 {
+                        Log.info("sign-up refused code=\(error.code) name=\(name.lowercased()) addr=\(address) "
+                            + "registration=\(mode.rawValue) register_rate=\(rate) invite=\(invite == nil ? "no" : "yes")")
+                    }
+                    done(result)
+                case .success(let signUp) where signUp.joined.deliveries.isEmpty:
+                    done(result)
+                case .success(let signUp):
+                    // Just after the commit: the room hears member.added at this job's place
+                    // in the event order, and this session is logged in on its loop only
+                    // after that, so it misses nothing the room says next (as a login).
+                    let fanOut = FanOut(signUp.joined, issuer: nil, state: state, loops: state.hubs.count)
+                    state.bus.publish(fanOut, issuer: IssuerPart(hub: hub) { hub, _, handed in
+                        handed?.run(on: hub)
+                        done(result)
+                    }, whenWritten: nil)
+                }
+            }
+        } finish: { [unowned self] session, signUp in
+            let account = signUp.account
             setAccount(account, of: session)
-            Log.info("registered \(account.name) from \(session.connection.peerHost)")
-            return .ok("welcome \(account.name) — you are logged in", [("user", Self.userShape(account))])
+            var fields = [("user", Self.userShape(account))]
+            var joined = ""
+            if let room = signUp.room {
+                fields.append(("room", room.shape))
+                joined = " and a member of \(room.name) (#\(room.id))"
+                Log.info("registered \(account.name) from \(address) with an invite to room #\(room.id)")
+            } else {
+                Log.info("registered \(account.name) from \(address)")
+            }
+            return .ok("welcome \(account.name) — you are logged in\(joined)", fields)
         }
     }
 

@@ -22,7 +22,7 @@ extension CommandContext {
         let id = try db.insertDM(sender: caller.id, recipient: recipient.id, text: text, at: timestamp)
         let message: JSONValue = .object([("id", .int(id)), ("to", .string(recipient.name)), ("from", .string(caller.name)),
                                           ("text", .string(text)), ("at", .string(timestamp))])
-        let line = "\(present.clock(now)) \(caller.name) → \(recipient.name): \(text)"
+        let line = "\(present.clock(now)) \(caller.name) → \(recipient.name): \(BidiClosing.closed(text))"
         switch delivery {
         case .delivered:
             let event = try emit("dm", room: nil, user: recipient.id, payload: [("message", message)], text: line,

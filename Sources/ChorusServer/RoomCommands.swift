@@ -159,16 +159,30 @@ extension CommandContext {
         let isMember = try found.map { try db.role(ofUser: caller.id, inRoom: $0.room) != nil } ?? false
         let wasRemoved = try found.map { try db.wasRemoved(user: caller.id, from: $0.room) } ?? false
         let invite = try InviteRules.requireJoinable(found, typed: raw, isMember: isMember, wasRemoved: wasRemoved, now: now)
-        guard let code else { throw DomainError.noSuchInvite(raw) }
+        let room = try join(invite, typed: raw)
+        return result(.ok("joined \(room.name) (#\(room.id))", [("room", present.room(room))]))
+    }
+
+    /// REGISTER NAME PASSWORD invite=CODE, in the new account's own job (the caller): the
+    /// code must let someone in now (`SignUpRules.requireUsableInvite`), and joining is
+    /// ROOM JOIN's, so a failure undoes the account with it.
+    func joinAsNewAccount(code raw: String, mode: RegistrationMode) throws -> RoomRecord {
+        let found = try InviteCode.normalized(raw).flatMap { try db.invite(code: $0) }
+        return try join(try SignUpRules.requireUsableInvite(found, typed: raw, mode: mode, now: now), typed: raw)
+    }
+
+    /// Makes the caller a member by a code already checked: one use of it, `member.added`
+    /// to the room, and the caller's membership span from that event.
+    private func join(_ invite: InviteRecord, typed raw: String) throws -> RoomRecord {
         try db.addMember(room: invite.room, user: caller.id, role: .member, joined: timestamp)
-        try db.useInvite(code: code)
+        try db.useInvite(code: invite.code)
         // In by a code: an invitation to the same room has nothing left to ask.
         _ = try db.deleteInvitation(room: invite.room, user: caller.id)
         guard let room = try db.room(id: invite.room, forUser: caller.id, now: now) else { throw DomainError.noSuchInvite(raw) }
         let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(caller.name)), ("role", .string("member"))],
                                    text: "\(caller.name) joined \(room.name) with an invite from \(invite.createdBy)")
         try db.openMembership(room: room.id, user: caller.id, fromEvent: event)
-        return result(.ok("joined \(room.name) (#\(room.id))", [("room", present.room(room))]))
+        return room
     }
 
     /// The open tasks someone holds in a room, before they leave it.

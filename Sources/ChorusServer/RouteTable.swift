@@ -26,8 +26,8 @@ enum RouteTable {
             session.send(.ok("bye"), tag: tag)
             session.connection.closeAfterFlush()
         },
-        .onLoop("REGISTER", Command.Credentials.self) { hub, session, given, tag in
-            hub.register(name: given.name, password: given.password, session: session, tag: tag)
+        .onLoop("REGISTER", Command.Registration.self) { hub, session, given, tag in
+            hub.register(name: given.name, password: given.password, invite: given.invite, session: session, tag: tag)
         },
         .onLoop("LOGIN", Command.Credentials.self) { hub, session, given, tag in
             hub.login(name: given.name, password: given.password, session: session, tag: tag)

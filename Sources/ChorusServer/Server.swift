@@ -85,16 +85,6 @@ public final class Server: Sendable {
         // notices too: they are kept in the store, where every node counts and takes them.
         let shared = feed != nil
         let loginCounts: any FailedLoginCounts = shared ? StoredFailedLoginCounts(database: database) : LocalFailedLoginCounts()
-        let accounts: AccountService
-        do {
-            accounts = try AccountService(database: database, hasher: PasswordHasher(parameters: configuration.scrypt),
-                                          pool: pool, clock: clock, loginCounts: loginCounts)
-        } catch {
-            database.close()
-            pool.stop()
-            throw StartupError("cannot hash passwords: \(error)")
-        }
-
         // The seams' in-process implementations (one node, every session in this process),
         // or the ones kept in a store several nodes share.
         let ledger: any NoticeLedger = shared ? StoredNoticeLedger(database: database) : LocalNoticeLedger { [database] unreached in
@@ -104,6 +94,17 @@ public final class Server: Sendable {
                 if case .failure(let error) = result { Log.info("could not keep notices for later: \(error)") }
             }
         }
+        let accounts: AccountService
+        do {
+            accounts = try AccountService(database: database, hasher: PasswordHasher(parameters: configuration.scrypt),
+                                          pool: pool, clock: clock, loginCounts: loginCounts, notices: ledger,
+                                          registration: configuration.registration, registerRate: configuration.registerRate)
+        } catch {
+            database.close()
+            pool.stop()
+            throw StartupError("cannot hash passwords: \(error)")
+        }
+
         let bus: any EventBus
         do {
             bus = try feed.map { try TailEventBus(feed: $0) } ?? LocalEventBus()

@@ -1,3 +1,4 @@
+import ChorusCore
 import ChorusCrypto
 import ChorusNet
 import Foundation
@@ -22,6 +23,10 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections = 10_000
     public var maxPerAddress = 16
     public var exempt: [AddressRange] = AddressRange.loopback
+    /// Who may REGISTER (`--registration`), and how many accounts one address may make an
+    /// hour (`--register-rate`; the exempt networks have no limit).
+    public var registration = RegistrationMode.open
+    public var registerRate = SignUpRules.defaultLimit
     public var scrypt = ScryptParameters.default
     /// A cap on the database size in pages (SQLite's max_page_count), for the store opener
     /// to apply (the tests' does; chorusd has no flag for it); past it writes get

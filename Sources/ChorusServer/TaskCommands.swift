@@ -35,14 +35,14 @@ extension CommandContext {
         body.append("    created by \(task.creator) \(task.created)" + (task.doneBy.map { " · done by \($0) \(task.doneAt ?? "")" } ?? ""))
         if let days = present.daysLeftBar(task) { body.append("    " + days) }
         if task.points != 1 { body.append("    points \(task.points)") }
-        if let notes = task.notes { body.append("    notes: \(notes)") }
+        if let notes = task.notes { body.append("    notes: \(BidiClosing.closed(notes))") }
         if let start = task.start {
             let days = task.estimate.map { $0 == $0.rounded() ? String(Int($0)) : String($0) }
             body.append("    start \(start)" + (days.map { " · estimate \($0) days" } ?? ""))
         }
         if let parent = task.parent { body.append("    subtask of #\(parent)") }
         body += subtasks.map { "  " + present.taskLine($0) }
-        body += comments.map { "    \(present.clock(stored: $0.at)) \($0.from): \($0.text)" }
+        body += comments.map { "    \(present.clock(stored: $0.at)) \($0.from): \(BidiClosing.closed($0.text))" }
         var shape = present.task(task)
         if case .object(var fields) = shape {
             fields.append(("subtasks", .array(subtasks.map(present.task))))

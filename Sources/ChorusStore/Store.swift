@@ -22,6 +22,17 @@ public protocol Store: AnyObject {
     func setAdmin(name: String, _ admin: Bool) throws -> Bool
     func accountCount() throws -> Int
 
+    // MARK: Sign-ups
+
+    /// The times (unix seconds, oldest first) of the accounts made from `address` at or
+    /// after `since`, once every older row (of any address) is deleted: the facts
+    /// `SignUpRules` decides from. An engine several nodes share also holds `address` until
+    /// the unit of work ends, so another node's sign-up from it waits for this one's count
+    /// and `recordRegistration` (and then sees them).
+    func registrations(from address: String, since: Int64) throws -> [Int64]
+    /// One account made from `address` at `at` (unix seconds).
+    func recordRegistration(from address: String, at: Int64) throws
+
     // MARK: Server admin
 
     func totals() throws -> StoreTotals

@@ -1,3 +1,4 @@
+import ChorusCore
 import ChorusCrypto
 import ChorusNet
 import ChorusServer
@@ -42,8 +43,11 @@ struct Flags {
           --max-connections N      sessions in all; past it ERR 503 and close (default 10000)
           --loops N                event-loop threads sharing the sessions (default: one per core)
           --max-per-ip N           sessions from one address, 0 for no limit (default 16)
-          --exempt CIDR            addresses free of the per-address limit; repeatable;
-                                   replaces the default (loopback)
+          --exempt CIDR            addresses free of the per-address limits (connections and
+                                   sign-ups); repeatable; replaces the default (loopback)
+          --registration MODE      who may REGISTER: open (anyone) or invite (only with a
+                                   room's invite code, except the first account) (default open)
+          --register-rate N        accounts one address may make an hour (default 5)
           --rate N, --burst N      commands per second per session and the burst above it;
                                    over it a session's input waits (default 20, 100)
           --scrypt-log-n N         password hash cost, log2 of scrypt's N (default 17; below 14 warns)
@@ -53,7 +57,7 @@ struct Flags {
     static let valueFlags: Set<String> = [
         "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
         "--handshake-timeout", "--idle-timeout", "--send-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
-        "--max-per-ip", "--exempt", "--loops", "--postgres", "--node",
+        "--max-per-ip", "--exempt", "--loops", "--postgres", "--node", "--registration", "--register-rate",
     ]
 
     struct Failure: Error {
@@ -101,6 +105,12 @@ struct Flags {
             case "--max-connections": configuration.maxConnections = try number(flag, value, 1...1_000_000)
             case "--loops": configuration.loops = try number(flag, value, 1...256)
             case "--max-per-ip": configuration.maxPerAddress = try number(flag, value, 0...1_000_000)
+            case "--registration":
+                guard let mode = RegistrationMode(rawValue: value) else {
+                    throw Failure(message: "--registration takes open or invite, not \(value)")
+                }
+                configuration.registration = mode
+            case "--register-rate": configuration.registerRate = try number(flag, value, 1...1_000_000)
             case "--exempt":
                 guard let range = AddressRange(value) else {
                     throw Failure(message: "--exempt takes an address or CIDR range like 10.0.0.0/8, not \(value)")

@@ -84,7 +84,7 @@ final class SQLiteSnapshot {
             SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name
             """).rows { $0.text(0) }
         let known = Dictionary(uniqueKeysWithValues: PostgresImport.tables.map { ($0.name, $0) })
-        for name in tables {
+        for name in tables where !PostgresImport.notCopied.contains(name) {
             guard let table = known[name] else {
                 throw Failure(description: "\(path) has a table \(name) that this chorusd cannot copy")
             }

@@ -30,4 +30,21 @@ import Testing
         }
         #expect(throws: DomainError.self) { try FieldText.multiLine("xxxx", "notes", maxCharacters: 3) }
     }
+
+    /// Names and titles refuse the bidirectional controls (CONTRACT §11); the marks that
+    /// reorder nothing (LRM, RLM, ALM) and right-to-left letters stay allowed.
+    @Test func oneLineFieldsRefuseBidiControls() throws {
+        for scalar in [0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069] {
+            let text = "invoice\(String(Unicode.Scalar(UInt32(scalar))!))fdp.exe"
+            let hex = String(scalar, radix: 16, uppercase: true)
+            #expect(throws: DomainError.fieldBidiControl("a title", character: "U+\(hex)")) {
+                try FieldText.oneLine(text, "a title", maxCharacters: 200)
+            }
+        }
+        #expect(try FieldText.oneLine("שלום \u{200F}Dishes\u{200E}", "a title", maxCharacters: 200) == "שלום \u{200F}Dishes\u{200E}")
+        #expect(DomainError.fieldBidiControl("a room name", character: "U+202E").message
+            == "a room name may not hold the bidirectional control U+202E: it could reorder what is shown around it")
+        // Texts keep them.
+        try FieldText.multiLine("see \u{202E}txt.exe", "a message", maxCharacters: 100)
+    }
 }

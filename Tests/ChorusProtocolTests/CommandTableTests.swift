@@ -35,7 +35,7 @@ struct CommandTableTests {
     /// The contract's session and account commands are all present with their documented usage.
     @Test func contractCommandsPresent() {
         let usages = Set(CommandTable.all.map(\.usage))
-        for usage in ["HELP [VERB] [SUBVERB]", "MODE text|json", "PING [TOKEN]", "QUIT", "REGISTER NAME PASSWORD",
+        for usage in ["HELP [VERB] [SUBVERB]", "MODE text|json", "PING [TOKEN]", "QUIT", "REGISTER NAME PASSWORD [invite=CODE]",
                       "LOGIN NAME PASSWORD", "LOGOUT", "WHOAMI", "PASSWORD OLD NEW"] {
             #expect(usages.contains(usage), "missing \(usage)")
         }

@@ -186,7 +186,7 @@ struct RequestParserTests {
     /// Passwords with spaces, leading/trailing spaces, quotes and non-ASCII survive quoting byte for byte.
     @Test func passwordsPreservedExactly() throws {
         #expect(try request(#"REGISTER alice "correct horse  battery staple""#).command
-            == Command.Credentials(name: "alice", password: "correct horse  battery staple"))
+            == Command.Registration(name: "alice", password: "correct horse  battery staple", invite: nil))
         #expect(try request(#"LOGIN alice "  padded password  ""#).command
             == Command.Credentials(name: "alice", password: "  padded password  "))
         #expect(try request(#"PASSWORD "old \"one\" here" "nëw ☕ pässwörd \\ 2""#).command
@@ -222,9 +222,20 @@ struct RequestParserTests {
     @Test func unquotedKeyValuePasswordIsAnOption() throws {
         let result = try failure("REGISTER alice secret=horsebatterystaple")
         #expect(result.error.code == 400)
-        #expect(result.error.message.contains("REGISTER takes no options"))
+        #expect(result.error.message.contains("unknown option secret"), "\(result.error)")
+        #expect(result.error.message.contains("usage: REGISTER NAME PASSWORD [invite=CODE]"))
         #expect(try request(#"REGISTER alice "secret=horsebatterystaple""#).command
-            == Command.Credentials(name: "alice", password: "secret=horsebatterystaple"))
+            == Command.Registration(name: "alice", password: "secret=horsebatterystaple", invite: nil))
+        #expect(try request(#"REGISTER alice "invite=horsebatterystaple""#).command
+            == Command.Registration(name: "alice", password: "invite=horsebatterystaple", invite: nil))
+    }
+
+    /// REGISTER's `invite=CODE` (CONTRACT §11), before or after the arguments; empty is none.
+    @Test func registerWithAnInvite() throws {
+        #expect(try request("REGISTER bob \"long enough password\" invite=ABCD-EFGH-JKMN-PQRS").command
+            == Command.Registration(name: "bob", password: "long enough password", invite: "ABCD-EFGH-JKMN-PQRS"))
+        #expect(try request("REGISTER Invite=x bob pw").command == Command.Registration(name: "bob", password: "pw", invite: "x"))
+        #expect(try request("REGISTER bob pw invite=").command == Command.Registration(name: "bob", password: "pw", invite: nil))
     }
 
     // MARK: Empty, encoding and control characters

@@ -107,6 +107,42 @@ import ChorusTestSupport
         _ = first.finish()
     }
 
+    /// `--registration` and `--register-rate` (CONTRACT §11): a bad value is one line and
+    /// status 2; `--help` lists both; a running server refuses the sign-up past the rate
+    /// and logs it, without the password.
+    @Test func signUpFlags() throws {
+        let directory = try TemporaryDirectory()
+        let badMode = try Self.run(["--registration", "closed"], in: directory.path)
+        #expect(badMode.status == 2)
+        #expect(badMode.stderr == "chorusd: --registration takes open or invite, not closed\n"
+            || badMode.stderr.contains("--registration takes open or invite, not closed"), "\(badMode.stderr)")
+        #expect(badMode.stderr.split(separator: "\n").count == 1, "\(badMode.stderr)")
+        let badRate = try Self.run(["--register-rate", "0"], in: directory.path)
+        #expect(badRate.status == 2)
+        #expect(badRate.stderr.contains("--register-rate must be a whole number in 1..."), "\(badRate.stderr)")
+
+        let help = Process()
+        help.executableURL = URL(fileURLWithPath: Self.chorusd)
+        help.arguments = ["--help"]
+        let output = Pipe()
+        help.standardOutput = output
+        try help.run()
+        let usage = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        help.waitUntilExit()
+        #expect(usage.contains("--registration MODE") && usage.contains("--register-rate N"), "\(usage)")
+
+        let daemon = try Daemon(["--port", "0", "--scrypt-log-n", "10", "--registration", "invite", "--register-rate", "1",
+                                 "--exempt", "192.0.2.0/24"], in: directory.path)
+        #expect(try daemon.waitUntilListening())
+        let client = try TestClient(port: daemon.port, certificatePath: directory.path + "/certs/server.crt")
+        #expect(try client.last("REGISTER founder \"first password of all\"").hasPrefix("OK"))
+        #expect(try client.last("REGISTER second \"second secret password\"").hasPrefix("ERR 429 "))
+        daemon.process.terminate()
+        let log = daemon.finish().stderr
+        #expect(log.contains("sign-up refused code=429 name=second addr=127.0.0.1 registration=invite register_rate=1"), "\(log)")
+        #expect(!log.contains("second secret password"), "\(log)")
+    }
+
     /// `chorusd admin grant NAME --data DIR` makes an account a server admin.
     @Test func adminGrantFromTheCommandLine() throws {
         let directory = try TemporaryDirectory()

@@ -100,4 +100,30 @@ import Testing
         #expect(try store.run { try $0.revokeToken(user: alice.id, label: "bot") } == nil)
         #expect(try store.run { try $0.useToken(digest: "d1", at: "t2") } == nil)
     }
+
+    /// Sign-ups per address (`--register-rate`): counting returns the address's times in
+    /// the window, oldest first, and deletes every older row of any address; the rows
+    /// outlive a reopen; a job that fails after recording keeps nothing.
+    @Test(arguments: StoreEngine.all) func registrationsPerAddress(_ engine: StoreEngine) throws {
+        let store = try StoreFixture(engine)
+        try store.run { db in
+            for at: Int64 in [5000, 100, 4000] { try db.recordRegistration(from: "192.0.2.7", at: at) }
+            try db.recordRegistration(from: "2001:db8::1", at: 150)
+            try db.recordRegistration(from: "2001:db8::1", at: 4500)
+        }
+        #expect(try store.run { try $0.registrations(from: "192.0.2.7", since: 1000) } == [4000, 5000])
+        try store.reopen()
+        // The count above swept 100 and 150: a wider window finds only what is left.
+        #expect(try store.run { try $0.registrations(from: "2001:db8::1", since: 0) } == [4500])
+        #expect(try store.run { try $0.registrations(from: "192.0.2.7", since: 0) } == [4000, 5000])
+        #expect(try store.run { try $0.registrations(from: "198.51.100.1", since: 0) } == [])
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try store.run { db in
+                try db.recordRegistration(from: "192.0.2.7", at: 6000)
+                throw Refused()
+            }
+        }
+        #expect(try store.run { try $0.registrations(from: "192.0.2.7", since: 4500) } == [5000])
+    }
 }
