@@ -20,10 +20,9 @@ extension InteractiveSession {
             if let tag = line.tag, tag.hasPrefix(Self.ownTagPrefix) {
                 let name = String(tag.dropFirst(Self.ownTagPrefix.count))
                 if line.isFinal {
-                    let body = link.bodies.removeValue(forKey: name) ?? []
-                    try handleOwnReply(name, body: body, final: line)
+                    try handleOwnReply(name, body: link.takeBody(for: name), final: line)
                 } else {
-                    link.bodies[name, default: []].append(line)
+                    link.keepBody(line, for: name)
                 }
                 continue
             }
@@ -60,7 +59,9 @@ extension InteractiveSession {
         switch (request.verb, request.command) {
         case (_, let command as Command.Mode):
             jsonWire = command.mode == .json
-        case ("LOGIN", let given as Command.Credentials), ("REGISTER", let given as Command.Credentials):
+        case ("LOGIN", let given as Command.Credentials):
+            loggedIn(as: .password(user: given.name, password: given.password))
+        case ("REGISTER", let given as Command.Registration):
             loggedIn(as: .password(user: given.name, password: given.password))
         case ("AUTH", let token as Command.Word):
             loggedIn(as: .token(token.value))

@@ -27,34 +27,35 @@ public struct OneShotCommand {
         // A full server answers `ERR 503` instead of a greeting, then closes.
         if greeting.kind == .error { throw ClientFailure("\(connector.endpoint) refused the session: \(greeting.errorMessage)") }
         if json {
-            let mode = try request("MODE json", on: client).final
+            let mode = try request("MODE json", on: client)
             guard mode.kind == .ok else { throw ClientFailure("the server refused MODE json: \(mode.errorMessage)") }
         }
         if let credentials {
-            let login = try request(credentials.loginLine, on: client).final
+            let login = try request(credentials.loginLine, on: client)
             guard login.kind == .ok else { throw ClientFailure("login failed: \(login.errorMessage)") }
         }
-        let reply = try request(line, on: client)
-        // JSON mode has no body lines: the final line is the whole reply.
-        for body in reply.body { console.show(body.raw, style: .plain) }
-        console.show(reply.final.raw, style: reply.final.kind == .ok ? .ok : .error)
-        return reply.final.kind == .ok ? 0 : 1
+        // Body lines are shown as they come (JSON mode has none), so however many a server
+        // sends, the client holds one at a time.
+        let final = try request(line, on: client) { console.show($0.raw, style: .plain) }
+        console.show(final.raw, style: final.kind == .ok ? .ok : .error)
+        return final.kind == .ok ? 0 : 1
     }
 
-    /// Sends one line and reads its reply, skipping events.
-    private func request(_ text: String, on client: LineClient) throws(ClientFailure) -> (body: [ServerLine], final: ServerLine) {
+    /// Sends one line and reads its reply, skipping events; `body` gets each body line
+    /// (the setup requests' are dropped).
+    private func request(_ text: String, on client: LineClient,
+                         body: (ServerLine) -> Void = { _ in }) throws(ClientFailure) -> ServerLine {
         do {
             try client.send(text)
         } catch {
             throw ClientFailure("lost the connection to \(connector.endpoint): \(error)")
         }
-        var body: [ServerLine] = []
         while true {
             let line = ServerLine(try nextLine(client))
             switch line.kind {
             case .event: continue
-            case .body: body.append(line)
-            case .ok, .error: return (body, line)
+            case .body: body(line)
+            case .ok, .error: return line
             }
         }
     }

@@ -13,8 +13,31 @@ final class SessionLink {
 
     let client: LineClient
     var awaiting: [SentLine] = []
-    /// Body lines of the client's own requests so far, by tag.
-    var bodies: [String: [ServerLine]] = [:]
+    /// Body lines of the client's own requests so far, by tag (`keepBody`).
+    private(set) var bodies: [String: [ServerLine]] = [:]
+    /// Bytes held in `bodies`, which `keepBody` bounds.
+    private var bodyBytes = 0
+
+    /// The client's own request names (`send(own:)`): a server's line under any other
+    /// `@chorus.` tag is not kept.
+    static let ownNames: Set<String> = ["cursor", "login", "mode", "ping", "probe", "replay"]
+    /// The most body held for the client's own replies: SYNC pages are about 256 KiB, so a
+    /// server past this is not answering a request of ours, and is not let grow the client.
+    static let maxBodyBytes = 8 * 1024 * 1024
+
+    /// Keeps a body line of an own request, unless its name is none of ours or the bound is reached.
+    func keepBody(_ line: ServerLine, for name: String) {
+        guard Self.ownNames.contains(name), bodyBytes + line.raw.utf8.count <= Self.maxBodyBytes else { return }
+        bodyBytes += line.raw.utf8.count
+        bodies[name, default: []].append(line)
+    }
+
+    /// The body kept for an own request's final line, forgotten.
+    func takeBody(for name: String) -> [ServerLine] {
+        let body = bodies.removeValue(forKey: name) ?? []
+        bodyBytes -= body.reduce(0) { $0 + $1.raw.utf8.count }
+        return body
+    }
     /// Each newest-id probe in flight, in order: which search sent it, and its `AFTER_ID`.
     var probes: [(search: Int, after: Int64)] = []
     var greeted = false

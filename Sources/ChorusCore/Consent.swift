@@ -14,6 +14,17 @@ public enum Consent {
         case dropped
     }
 
+    /// Invitations one person may have waiting for an answer at a time: enough for any
+    /// household, few enough that one account cannot invite the whole server.
+    public static let maxOpenInvitations = 50
+
+    /// ROOM ADD of someone who is not a housemate, with `open` invitations of the caller's
+    /// still unanswered. Asked before knowing whether the invitee blocked the caller, so
+    /// the refusal does not depend on it.
+    public static func requireMayInvite(open: Int) throws(DomainError) {
+        guard open < maxOpenInvitations else { throw .tooManyOpenInvitations(max: maxOpenInvitations) }
+    }
+
     /// A blocked caller is never added at once, whatever rooms they share.
     public static func addition(sharesARoom: Bool, blockedByThem: Bool) -> Addition {
         if blockedByThem { return .dropped }

@@ -68,6 +68,7 @@ public enum DomainError: Error, Equatable, Sendable {
     case rotationSize
     case expiryInPast(String)
     case blockSelf
+    case tooManyOpenInvitations(max: Int)
 
     /// The one-line reason a person reads.
     public var message: String {
@@ -137,6 +138,8 @@ public enum DomainError: Error, Equatable, Sendable {
         case .rotationSize: "rotate is 1-50 member names, separated by commas"
         case .expiryInPast(let text): "expires is in the past: \(text)"
         case .blockSelf: "you cannot block yourself"
+        case .tooManyOpenInvitations(let max):
+            "you have \(max) invitations nobody has answered yet; wait for answers, or withdraw some with ROOM REMOVE R USER"
         }
     }
 }

@@ -25,21 +25,39 @@ extension PostgresStore {
         try write("DELETE FROM invitations WHERE room = $1 AND user_id = $2", [.int(room), .int(user)]) > 0
     }
 
+    public func openInvitations(from inviter: Int64) throws -> Int {
+        Int(try row("SELECT count(*) FROM invitations WHERE invited_by = $1", [.int(inviter)]) { try $0.int(0) } ?? 0)
+    }
+
     public func deleteInvitations(toUser user: Int64, from inviter: Int64) throws -> Int {
         Int(try write("DELETE FROM invitations WHERE user_id = $1 AND invited_by = $2", [.int(user), .int(inviter)]))
     }
 
+    /// Reads under the pair's lock (`lockPair`): a ROOM ADD or DM that asks waits for a
+    /// BLOCK of the same two people on another node to commit, and then sees it.
     public func hasBlocked(_ user: Int64, _ other: Int64) throws -> Bool {
-        try row("SELECT 1 FROM blocks WHERE user_id = $1 AND blocked = $2", [.int(user), .int(other)]) { _ in true } ?? false
+        try lockPair(user, other)
+        return try row("SELECT 1 FROM blocks WHERE user_id = $1 AND blocked = $2", [.int(user), .int(other)]) { _ in true } ?? false
     }
 
     public func block(_ other: Int64, by user: Int64, created: String) throws -> Bool {
-        try write("INSERT INTO blocks (user_id, blocked, created) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-                  [.int(user), .int(other), .text(created)]) > 0
+        try lockPair(user, other)
+        return try write("INSERT INTO blocks (user_id, blocked, created) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                         [.int(user), .int(other), .text(created)]) > 0
     }
 
     public func unblock(_ other: Int64, by user: Int64) throws -> Bool {
-        try write("DELETE FROM blocks WHERE user_id = $1 AND blocked = $2", [.int(user), .int(other)]) > 0
+        try lockPair(user, other)
+        return try write("DELETE FROM blocks WHERE user_id = $1 AND blocked = $2", [.int(user), .int(other)]) > 0
+    }
+
+    /// A transaction-level advisory lock on two people, whichever way round: without it, under
+    /// READ COMMITTED, a BLOCK on one node and a ROOM ADD of the same two on another could both
+    /// commit, each unseen by the other, leaving an invitation the block should have ended.
+    /// The key is a digest in its own namespace, apart from the schema's and sign-ups' keys.
+    private func lockPair(_ one: Int64, _ other: Int64) throws {
+        let (low, high) = one < other ? (one, other) : (other, one)
+        _ = try rows("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [.text("chorus-pair:\(low):\(high)")]) { _ in () }
     }
 
     public func blocks(ofUser user: Int64) throws -> [BlockRecord] {

@@ -25,6 +25,10 @@ extension Database {
         return changes > 0
     }
 
+    public func openInvitations(from inviter: Int64) throws -> Int {
+        Int(try prepare("SELECT count(*) FROM invitations WHERE invited_by = ?1").row(.integer(inviter)) { $0.int(0) } ?? 0)
+    }
+
     public func deleteInvitations(toUser user: Int64, from inviter: Int64) throws -> Int {
         try prepare("DELETE FROM invitations WHERE user = ?1 AND invited_by = ?2").run(.integer(user), .integer(inviter))
         return changes

@@ -39,7 +39,7 @@ final class AccountService: Sendable {
     }
 
     /// REGISTER: the sign-up limits (`SignUpRules`: the address's count, invite-only mode),
-    /// then a taken name, are checked before the hash, so a flood or a stranger on an
+    /// the invite code, then a taken name, are checked before the hash, so a flood or a stranger on an
     /// invite-only server costs no scrypt, and again in the job that makes the account: its
     /// count, the account, the room its `invite` code joins and the address's new row commit
     /// together or not at all. `exempt`: the address is in `--exempt`, and nothing counts.
@@ -54,8 +54,14 @@ final class AccountService: Sendable {
             return completion(.failure(ChorusError(error)))
         }
         let limits = SignUpLimits(address: address, exempt: exempt, rate: registerRate, mode: registration, invited: invite != nil)
-        read({ [clock] db -> AccountRecord? in
+        read({ [clock, registration] db -> AccountRecord? in
             try limits.admit(now: clock.now(), db: db)
+            // A code that lets nobody in is refused before the hash too, so a flood of
+            // made-up codes costs no scrypt (it is checked again as the account is made).
+            if let invite {
+                let found = try InviteCode.normalized(invite).flatMap { try db.invite(code: $0) }
+                _ = try SignUpRules.requireUsableInvite(found, typed: invite, mode: registration, now: clock.now())
+            }
             return try db.account(named: name)
         }, completion) { [self] existing in
             // A taken name is public anyway (409); checking first spares a hash.

@@ -28,7 +28,7 @@ extension ChorusError {
              .badDate, .ownParent, .parentInOtherRoom, .parentIsSubtask,
              .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast, .blockSelf:
             return 422
-        case .tooManyFailedLogins, .tooManySignUps:
+        case .tooManyFailedLogins, .tooManySignUps, .tooManyOpenInvitations:
             return 429
         }
     }

@@ -12,9 +12,8 @@ extension CommandContext {
         if try db.role(ofUser: account.id, inRoom: room.id) != nil {
             throw DomainError.alreadyMember(user: account.name, room: room.name)
         }
-        // An owner or admin asked for them: a removal no longer keeps them out.
-        try db.forgetRemoval(room: room.id, user: account.id)
         let shared = try db.sharedRoomIDs(of: caller.id, and: account.id)
+        if shared.isEmpty { try Consent.requireMayInvite(open: try db.openInvitations(from: caller.id)) }
         switch Consent.addition(sharesARoom: !shared.isEmpty, blockedByThem: try db.hasBlocked(account.id, caller.id)) {
         case .atOnce:
             return try addAtOnce(account, to: room)
@@ -41,6 +40,8 @@ extension CommandContext {
             throw DomainError.alreadyMember(user: account.name, room: room.name)
         }
         _ = try db.deleteInvitation(room: room.id, user: account.id)
+        // An owner or admin took them back in: a removal no longer keeps them out.
+        try db.forgetRemoval(room: room.id, user: account.id)
         let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(account.name)), ("role", .string("member"))],
                                    text: "\(caller.name) added \(account.name) to \(room.name)")
         try db.openMembership(room: room.id, user: account.id, fromEvent: event)
@@ -65,6 +66,8 @@ extension CommandContext {
         } catch let error as StoreError where error.kind == .duplicate {
             throw DomainError.alreadyInRoom(invitation.room)
         }
+        // Asked by an owner or admin and now in: a removal no longer keeps them out.
+        try db.forgetRemoval(room: invitation.room, user: caller.id)
         guard let room = try db.room(id: invitation.room, forUser: caller.id, now: now) else { throw DomainError.noInvitation(reference) }
         let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(caller.name)), ("role", .string("member"))],
                                    text: "\(caller.name) joined \(room.name) at \(invitation.invitedBy)'s invitation")

@@ -13,13 +13,15 @@ extension CommandContext {
     /// reply and the sender's events are what a delivered DM gives (CONTRACT §11).
     func dm(_ name: String, text: String) throws -> CommandResult {
         let found = try db.account(named: name.lowercased())
-        let shared = try found.map { try db.sharedRoomIDs(of: caller.id, and: $0.id) } ?? []
-        let blocked = try found.map { try db.hasBlocked($0.id, caller.id) } ?? false
+        // The same lookups for a name nobody has (id 0 matches no row), so no timing tells.
+        let shared = try db.sharedRoomIDs(of: caller.id, and: found?.id ?? 0)
+        let blocked = try db.hasBlocked(found?.id ?? 0, caller.id)
         let delivery = try Consent.directMessage(to: name, found: found?.id, caller: caller.id, sharedRooms: shared,
                                                  blockedByThem: blocked)
         guard let recipient = found else { throw DomainError.noSuchUser(name) }
         try Self.checkText(text)
-        let id = try db.insertDM(sender: caller.id, recipient: recipient.id, text: text, at: timestamp)
+        // A dropped DM is stored as the sender's note to themselves: nothing is kept for the recipient.
+        let id = try db.insertDM(sender: caller.id, recipient: delivery == .delivered ? recipient.id : caller.id, text: text, at: timestamp)
         let message: JSONValue = .object([("id", .int(id)), ("to", .string(recipient.name)), ("from", .string(caller.name)),
                                           ("text", .string(text)), ("at", .string(timestamp))])
         let line = "\(present.clock(now)) \(caller.name) → \(recipient.name): \(BidiClosing.closed(text))"
@@ -75,7 +77,8 @@ extension CommandContext {
         }
         let shown = tasks.filter { $0.due != nil }
         let ics = ICalendar(name: name, now: now).render(shown)
-        let body = ics.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+        // Text mode shows the file a line each; a note's bidi controls end with their line.
+        let body = ics.components(separatedBy: "\r\n").filter { !$0.isEmpty }.map(BidiClosing.closed)
         return result(.ok("\(shown.count) task\(shown.count == 1 ? "" : "s") in the calendar", body: body, [("ics", .string(ics))]))
     }
 

@@ -58,9 +58,13 @@ extension CommandContext {
         let room = try room(reference, atLeast: .admin, to: "remove members")
         let account = try user(named: name)
         let role = try db.role(ofUser: account.id, inRoom: room.id)
-        if role == nil, try db.deleteInvitation(room: room.id, user: account.id) {
+        if role == nil {
+            // Invited, declined, never asked, or dropped by a block: one answer for all, so
+            // the reply tells the caller none of those apart (CONTRACT §11).
+            _ = try db.deleteInvitation(room: room.id, user: account.id)
             try db.recordRemoval(room: room.id, user: account.id, at: timestamp)
-            return try roomReply("withdrew the invitation of \(account.name) to \(room.name)", room.id)
+            return try roomReply("\(account.name) is not in \(room.name): any invitation is withdrawn, and its invite codes no longer let them in",
+                                 room.id)
         }
         try Permissions.requireRemovable((account.id, account.name), role: role, from: room, caller: caller.id)
         let audience = try db.memberIDs(ofRoom: room.id)

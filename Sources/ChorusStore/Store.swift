@@ -87,6 +87,8 @@ public protocol Store: AnyObject {
     /// Ends an invitation; false when there was none (on several nodes, exactly one of two
     /// racing ends gets true).
     func deleteInvitation(room: Int64, user: Int64) throws -> Bool
+    /// How many invitations `inviter` sent that nobody has answered yet.
+    func openInvitations(from inviter: Int64) throws -> Int
     /// Ends every invitation `inviter` sent `user`; how many there were.
     func deleteInvitations(toUser user: Int64, from inviter: Int64) throws -> Int
     /// Whether `user` has blocked `other`.

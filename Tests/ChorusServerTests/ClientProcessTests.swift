@@ -369,6 +369,26 @@ import ChorusTestSupport
         }
     }
 
+    /// A REGISTER typed into a session logs the client in as a LOGIN does: after a drop it
+    /// comes back logged in as the new account and replays what that account missed.
+    @Test func aRegisterTypedInASessionSurvivesAReconnect() throws {
+        let port = try FreePort.next()
+        let house = try Household(server: try TestServer { $0.port = port })
+        let session = try ChorusRun(house.connection, home: house.home.path, pipeInput: true)
+        #expect(session.waitForOutput("* chorus"))
+        session.type("REGISTER carol \"\(Self.password)\"")
+        #expect(session.waitForOutput("OK welcome carol"))
+        let code = try house.alice.last("ROOM INVITE \(house.room)").split(separator: " ").last.map(String.init) ?? ""
+        session.type("ROOM JOIN \(code)")
+        #expect(session.waitForOutput("OK joined Flat 2B"))
+        try outage(of: house, port: port, session: session, saying: "while carol was away")
+        #expect(session.waitForOutput("while carol was away"))
+        session.type("WHOAMI")
+        #expect(session.waitForOutput("OK carol"))
+        session.closeInput()
+        #expect(session.finish().status == 0)
+    }
+
     /// While a reconnection waits on a network that says nothing (here a listener that
     /// takes the connection and never answers the TLS handshake), the session still reads
     /// the keys: a line typed meanwhile is acknowledged at once, not after the 30 s

@@ -202,14 +202,64 @@ import Testing
         try dave.ok("ROOM JOIN \(fresh)")
     }
 
-    /// ROOM REMOVE of someone only invited withdraws the invitation, and keeps them out of the codes.
+    /// ROOM REMOVE of someone only invited withdraws the invitation, and keeps them out of
+    /// the codes; its answer is the same for someone invited, never asked, or who blocked
+    /// the caller (whose invitation was dropped), so it cannot probe blocks or declines.
     @Test func removingSomeoneInvitedWithdrawsTheInvitation() throws {
-        let (_, alice, _, dave, flat) = try neighbours()
+        let (server, alice, _, dave, flat) = try neighbours()
+        let erin = try server.device("erin")
+        let fay = try server.device("fay")
+        try fay.ok("BLOCK alice")
         try alice.ok("ROOM ADD \(flat) dave")
         #expect(try dave.event()["event"] as? String == "room.invited")
-        try alice.ok("ROOM REMOVE \(flat) dave")
+        try alice.ok("ROOM ADD \(flat) fay")
+        let answers = try ["dave", "erin", "fay"].map { name in
+            let reply = try alice.send("ROOM REMOVE \(flat) \(name)")
+            return (reply["type"] as? String ?? "", object(reply["room"])["id"] as? Int ?? -1)
+        }
+        #expect(answers.allSatisfy { $0 == ("ok", flat) }, "\(answers)")
+        let words = try server.client()
+        #expect(try words.last("LOGIN alice \"\(defaultPassword)\"").hasPrefix("OK"))
+        let texts = try ["dave", "erin", "fay"].map { try words.last("ROOM REMOVE \(flat) \($0)") }
+        #expect(texts == ["dave", "erin", "fay"].map { "OK \($0) is not in Flat 2B: any invitation is withdrawn, and its invite codes no longer let them in" },
+                "\(texts)")
+        try fay.expectQuiet("an invitation from someone fay blocked")
+        try erin.expectQuiet("a ROOM REMOVE of someone never asked")
         #expect(try dave.code("ROOM ACCEPT \(flat)") == 404)
         let code = try alice.ok("ROOM INVITE \(flat)")["code"] as? String ?? ""
         #expect(try dave.code("ROOM JOIN \(code)") == 403)
+    }
+
+    /// A removed stranger invited back who declines stays out of the codes; accepting is
+    /// what lets them back.
+    @Test func aRemovalHoldsUntilTheInvitationBackIsAccepted() throws {
+        let (_, alice, _, dave, flat) = try neighbours()
+        let code = try alice.ok("ROOM INVITE \(flat)")["code"] as? String ?? ""
+        try dave.ok("ROOM JOIN \(code)")
+        try alice.ok("ROOM REMOVE \(flat) dave")
+        try alice.ok("ROOM ADD \(flat) dave")
+        try dave.ok("ROOM DECLINE \(flat)")
+        #expect(try dave.code("ROOM JOIN \(code)") == 403)
+        try alice.ok("ROOM ADD \(flat) dave")
+        try dave.ok("ROOM ACCEPT \(flat)")
+        try dave.ok("ROOM LEAVE \(flat)")
+        try dave.ok("ROOM JOIN \(code)")
+    }
+
+    /// One account may have 50 invitations to non-housemates waiting at once; housemates
+    /// do not count, and an answer makes room for the next.
+    @Test func openInvitationsAreCapped() throws {
+        let (_, alice, bob, dave, _) = try neighbours()
+        let shed = id(try dave.ok("ROOM CREATE Shed")["room"])
+        try dave.ok("ROOM ADD \(shed) bob")
+        try bob.ok("ROOM ACCEPT \(shed)")
+        let rooms = try (0...50).map { id(try dave.ok("ROOM CREATE Den \($0)")["room"]) }
+        for room in rooms.prefix(50) { #expect(try dave.ok("ROOM ADD \(room) alice")["invited"] as? Bool == true) }
+        let refused = try dave.failure("ROOM ADD \(rooms[50]) alice")
+        #expect(refused.code == 429 && refused.message.contains("50 invitations"), "\(refused)")
+        // A housemate is still added at once.
+        #expect(try dave.ok("ROOM ADD \(rooms[1]) bob")["invited"] as? Bool == false)
+        try alice.ok("ROOM DECLINE \(rooms[2])")
+        #expect(try dave.ok("ROOM ADD \(rooms[50]) alice")["invited"] as? Bool == true)
     }
 }

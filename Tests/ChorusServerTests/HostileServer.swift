@@ -52,10 +52,14 @@ final class HostileServer: Sendable {
             }
         }
 
-        /// Sends `total` bytes of `x` with no line end, in chunks, counting them in the
-        /// server's `flooded`.
-        func flood(bytes total: Int) throws {
-            let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 65_536)
+        /// Sends `total` bytes of `x` with no line end (or, with `lines`, as lines of 64 bytes
+        /// each starting with `lines`), in chunks, counting them in the server's `flooded`.
+        func flood(bytes total: Int, lines prefix: String? = nil) throws {
+            var chunk = [UInt8](repeating: UInt8(ascii: "x"), count: 65_536)
+            if let prefix {
+                let line = Array(prefix.utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 62 - prefix.utf8.count) + [13, 10]
+                chunk = Array((0..<1024).map { _ in line }.joined())
+            }
             var sent = 0
             while sent < total {
                 let part = min(chunk.count, total - sent)

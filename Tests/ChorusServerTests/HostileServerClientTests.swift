@@ -180,6 +180,32 @@ import Testing
         #expect(lines.last == "OK after the flood")
     }
 
+    /// Endless short lines instead of one endless line: one-shot mode shows each body line as
+    /// it comes rather than holding the reply, and a session keeps nothing of lines under a
+    /// `@chorus.` tag that is not one of its own requests; either way memory stays flat.
+    @Test func endlessBodyLinesAreNotHeld() throws {
+        let flood = 24 << 20
+        for (prefix, piped) in [("", false), ("@chorus.zz ", true)] {
+            let server = try HostileServer { peer in
+                try peer.send("* chorus fake server")
+                guard peer.readLine() != nil else { return }
+                try peer.flood(bytes: flood, lines: prefix.isEmpty ? "  body " : prefix)
+                try peer.send("OK after the flood")
+                while peer.readLine() != nil {}
+            }
+            let home = try TemporaryDirectory()
+            let run = try ChorusRun(Self.flags(server) + (piped ? [] : ["PING"]), home: home.path, pipeInput: piped)
+            if piped { run.type("PING") }
+            let watched = Self.watchResidentMemory(of: run, until: { server.flooded.withLock { $0 } >= flood })
+            #expect(run.waitForOutput("OK after the flood"), "\(prefix.isEmpty ? "one-shot" : "piped session")")
+            if !Self.underThreadSanitizer {
+                #expect(watched.peak < Self.residentLimit, "\(prefix.isEmpty ? "one-shot" : "piped session") grew to \(watched.peak >> 20) MiB")
+            }
+            if piped { run.closeInput() }
+            #expect(run.finish().status == 0)
+        }
+    }
+
     /// A piped session: through an endless line the client stays small, shows the cut line
     /// and the reply after it, answers the next line, and ends at once on SIGINT while a
     /// second endless line streams.
