@@ -98,11 +98,9 @@ struct AfterRestoreTests {
     @Test func sqliteRestoreMovesEveryCounter() throws {
         let folder = try TemporaryDirectory()
         let files = FileManager.default
-        var daemon: ChorusDaemon?
         func start() throws -> Running {
             let started = try ChorusDaemon(["--port", "0", "--data", "data"] + Self.flags, in: folder.path)
             #expect(try started.waitUntilListening())
-            daemon = started
             return Running(port: started.port, certificate: folder.path + "/certs/server.crt") {
                 started.send(SIGTERM)
                 #expect(started.waitForExit(timeout: 30))
@@ -114,7 +112,6 @@ struct AfterRestoreTests {
             try files.removeItem(atPath: folder.path + "/data")
             try files.copyItem(atPath: folder.path + "/backup", toPath: folder.path + "/data")
         }, afterRestore: ["--data", "data"], in: folder.path)
-        _ = daemon
     }
 
     @Test func sqliteRefusesAFolderARunningChorusdHolds() throws {
@@ -135,10 +132,8 @@ struct AfterRestoreTests {
         let name = "backup_" + UUID().uuidString.prefix(8).lowercased()
         let backup = cluster.conninfo(database: name)
         var current = database
-        var node: ChorusNode?
         func start() throws -> Running {
             let started = try ChorusNode.start(postgres: current, name: "a")
-            node = started
             return Running(port: started.port, certificate: started.certificatePath) { started.stop() }
         }
         let folder = try TemporaryDirectory()
