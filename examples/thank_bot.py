@@ -130,6 +130,12 @@ def run(args, token):
             # Catch up on what happened while away, page by page.
             while True:
                 page = session.call(f"SYNC {last_id} 200")
+                if page.get("reset") and type(page.get("last")) is int:
+                    # The server was restored from a backup: start over from its log's end.
+                    print(f"thank_bot: history was restored on the server; going on from event {page['last']}", flush=True)
+                    last_id = page["last"]
+                    save_last_id(args.state, last_id)
+                    continue
                 for event in page.get("events", []):
                     handle(session, event, me)
                     if type(event.get("id")) is int:

@@ -31,6 +31,13 @@ public struct EventCursor {
         if pending.count > 10_000 { pending.removeFirst() }
     }
 
+    /// The server's log ends before `last`: a backup was restored there and the events
+    /// after `end` this person saw are gone. Starts over from the log's end.
+    public mutating func restart(at end: Int64) {
+        last = end
+        pending.removeAll()
+    }
+
     /// Takes in one page of a SYNC after `last`; returns the entries to show when replaying.
     /// Without `replaying`, the page only moves the cursor (its events were all seen).
     public mutating func absorb(_ page: SyncPage, replaying: Bool) -> [SyncPage.Entry] {

@@ -104,6 +104,10 @@ extension InteractiveSession {
                 cursorSyncInFlight = false
                 return
             }
+            if page.reset {
+                restartCursor(at: page.last, own: "cursor")
+                return
+            }
             _ = current.absorb(page, replaying: false)
             cursor = current
             if page.more {
@@ -115,6 +119,10 @@ extension InteractiveSession {
             guard var current = cursor, let page = SyncPage(body: body, final: final, after: current.last) else {
                 replaying = false
                 if final.kind == .error { console.notice("could not replay missed events: \(final.errorMessage)") }
+                return
+            }
+            if page.reset {
+                restartCursor(at: page.last, own: "replay")
                 return
             }
             for entry in current.absorb(page, replaying: true) {
@@ -180,6 +188,17 @@ extension InteractiveSession {
         shownDuringSearch = []
         cursor = started
         cursorDirty = true
+    }
+
+    /// The server's log ends before the cursor: history was restored there. One notice,
+    /// then the same SYNC again from the log's end, for whatever was written since.
+    private func restartCursor(at end: Int64, own name: String) {
+        guard var current = cursor else { return }
+        let was = current.last
+        current.restart(at: end)
+        cursor = current
+        console.notice("history was restored on the server: events after #\(end) are gone (you had seen up to #\(was)); carrying on from #\(end)")
+        link?.send(own: name, "SYNC \(end) 500")
     }
 
     /// After a reconnect: everything after the cursor, shown unless it was shown live.

@@ -18,6 +18,9 @@ public struct SyncPage {
     public let more: Bool
     /// The id to ask after next.
     public let last: Int64
+    /// The cursor was past the end of the server's log (a backup was restored there):
+    /// `last` is the log's end, to start over from; there are no entries.
+    public let reset: Bool
 
     /// Nil when the reply is not a readable SYNC reply (an error, say).
     public init?(body: [ServerLine], final: ServerLine, after: Int64) {
@@ -31,8 +34,19 @@ public struct SyncPage {
             self.entries = entries
             more = json["more"] as? Bool ?? false
             last = (json["last"] as? Int).map(Int64.init) ?? entries.last?.id ?? after
+            reset = json["reset"] as? Bool ?? false
             return
         }
+        // `OK history was restored: your cursor #833 is past the end (#830); start again from #830`
+        if final.untagged.hasPrefix("OK history was restored"), let range = final.untagged.range(of: "start again from #"),
+           let end = Int64(final.untagged[range.upperBound...].prefix { $0.isNumber }) {
+            entries = []
+            more = false
+            last = end
+            reset = true
+            return
+        }
+        reset = false
         var entries: [Entry] = []
         for line in body {
             let text = line.untagged.drop { $0 == " " }

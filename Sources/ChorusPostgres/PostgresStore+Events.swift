@@ -68,6 +68,8 @@ extension PostgresStore {
 
     public func lastEventID() throws -> Int64 { try integer(EventCounter.last) }
 
+    public func newestStoredEventID() throws -> Int64 { try integer("SELECT coalesce(max(id), 0) FROM events") }
+
     public func setEventPeer(event: Int64, peer: Int64) throws {
         if let index = batch.pendingIndex(event) { return batch.setPeer(peer, ofPending: index) }
         try write("UPDATE events SET peer = $2 WHERE id = $1", [.int(storedID(event)), .int(peer)])

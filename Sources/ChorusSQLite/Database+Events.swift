@@ -26,4 +26,6 @@ extension Database {
     public func lastEventID() throws -> Int64 {
         try prepare("SELECT coalesce(max(id), 0) FROM events").row { $0.int(0) } ?? 0
     }
+
+    public func newestStoredEventID() throws -> Int64 { try lastEventID() }
 }

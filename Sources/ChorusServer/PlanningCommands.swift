@@ -92,6 +92,14 @@ extension CommandContext {
 
     /// SYNC AFTER_ID [LIMIT]
     func sync(after: Int64, limit: Int?) throws -> CommandResult {
+        // A cursor past the end came from history a restore took away: say so, or the
+        // client would wait there, silently missing every event until the log caught up.
+        let logEnd = try db.newestStoredEventID()
+        if let restart = RestoreRules.syncRestart(cursor: after, logEnd: logEnd) {
+            // No `seenUpTo`: the reply covers no event, so none written meanwhile is held back.
+            return result(.ok("history was restored: your cursor #\(after) is past the end (#\(restart)); start again from #\(restart)",
+                              [("events", .array([])), ("more", .bool(false)), ("reset", .bool(true)), ("last", .int(restart))]))
+        }
         let page = min(limit ?? Self.syncPage, Self.maxSyncPage)
         let found = try db.events(forUser: caller.id, after: after, limit: page + 1)
         // A stored event is sent as its payload plus about 150 bytes of envelope, or as its text line.

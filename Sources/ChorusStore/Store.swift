@@ -159,6 +159,10 @@ public protocol Store: AnyObject {
     func stageSessionControl(_ control: SessionControl) throws -> Int64?
     /// The newest event id, 0 for an empty log.
     func lastEventID() throws -> Int64
+    /// The newest event the log holds, 0 for none: where SYNC's cursor is past the end
+    /// (`RestoreRules.syncRestart`). `lastEventID`'s on SQLite; below it on PostgreSQL
+    /// once `after-restore` moved the counter and nothing was written since.
+    func newestStoredEventID() throws -> Int64
     /// Marks an event as a DM between two users, so SYNC finds it for both.
     func setEventPeer(event: Int64, peer: Int64) throws
     /// Starts the user's span in the room at `event`, inclusive (SYNC replays the room inside spans).

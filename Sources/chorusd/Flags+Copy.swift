@@ -27,3 +27,25 @@ extension Flags {
         return .copyToPostgres(dataDirectory: data, store: store)
     }
 }
+
+extension Flags {
+    static let afterRestoreUsage = "usage: chorusd after-restore [--data DIR | --postgres URL]"
+
+    /// `after-restore [--data DIR | --postgres URL]`: the store is picked as a node's is.
+    static func parseAfterRestore(_ words: ArraySlice<String>, environment: [String: String]) throws(Failure) -> Action {
+        var words = words
+        var data = ServerConfiguration().dataDirectory
+        var postgres: String?
+        while let word = words.popFirst() {
+            if word == "--help" || word == "-h" { return .help }
+            guard word.hasPrefix("--") else { throw Failure(message: afterRestoreUsage) }
+            let (flag, value) = try split(word, &words)
+            switch flag {
+            case "--data": data = value
+            case "--postgres": postgres = try conninfo(value)
+            default: throw Failure(message: "unknown flag \(flag) for chorusd after-restore (\(afterRestoreUsage))")
+            }
+        }
+        return .afterRestore(StoreChoice.pick(postgres: postgres, dataDirectory: data, environment: environment))
+    }
+}

@@ -10,6 +10,7 @@ struct Flags {
         case serve(ServerConfiguration, StoreChoice)
         case admin(grant: Bool, name: String, store: StoreChoice)
         case copyToPostgres(dataDirectory: String, store: StoreChoice)
+        case afterRestore(StoreChoice)
         case help
         case version
     }
@@ -20,6 +21,9 @@ struct Flags {
                chorusd copy-to-postgres [--data DIR] --postgres URL
                  copies the whole SQLite store in DIR (stopped) into an empty
                  PostgreSQL database, ids, passwords and tokens kept
+               chorusd after-restore [--data DIR | --postgres URL]
+                 run once after restoring a backup (every chorusd stopped): moves
+                 every id counter far past what the lost writes could have used
 
           --host H                 address to bind (default 127.0.0.1)
           --port N                 TCP port, 0 picks a free one (default 7667)
@@ -72,6 +76,9 @@ struct Flags {
         }
         if words.first == "copy-to-postgres" {
             return try parseCopy(words.dropFirst(), environment: environment)
+        }
+        if words.first == "after-restore" {
+            return try parseAfterRestore(words.dropFirst(), environment: environment)
         }
         var configuration = ServerConfiguration()
         var exempt: [AddressRange]?

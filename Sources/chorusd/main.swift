@@ -55,6 +55,9 @@ case .admin(let grant, let name, let store):
 case .copyToPostgres(let dataDirectory, let store):
     CopyToPostgres.run(dataDirectory: dataDirectory, store: store)
     exitAfterFlushing(0)
+case .afterRestore(let store):
+    AfterRestore.run(store: store)
+    exitAfterFlushing(0)
 case .serve(let configuration, let store):
     serve(configuration, store: store)
 }

@@ -34,6 +34,25 @@ import ChorusStore
         }
     }
 
+    /// `after-restore`: every AUTOINCREMENT table's counter, used or not, moves past what a
+    /// lost tail could have used, and the next room, task and event are numbered above it.
+    @Test func afterRestoreMovesEveryCounter() throws {
+        let directory = try TempDirectory()
+        let db = try Database(path: directory.path())
+        let alice = try db.createAccount(name: "alice", passwordHash: "x", created: created).id
+        let room = try db.createRoom(name: "Flat 2B", ownerID: alice, created: created)
+        let moves = try db.moveCountersAfterRestore()
+        let moved = Dictionary(uniqueKeysWithValues: moves.map { ($0.counter, $0) })
+        for table in ["users", "rooms", "tasks", "messages", "comments", "dms", "tokens", "events"] {
+            #expect(moved[table] != nil, "\(table) not moved")
+        }
+        #expect(moved["rooms"] == CounterMove(counter: "rooms", from: room, to: room + RestoreRules.margin))
+        #expect(moved["comments"]?.to == RestoreRules.margin)
+        #expect(try db.createRoom(name: "Attic", ownerID: alice, created: created) == room + RestoreRules.margin + 1)
+        #expect(try db.insertTask(TaskDraft(room: room, owner: nil, title: "Bins", creator: alice, created: created))
+                == RestoreRules.margin + 1)
+    }
+
     /// A file made by schema 7 keeps its rows, indexes and foreign keys through the
     /// rebuild, and ids deleted before it (known only from the event log) stay used.
     @Test func upgradingAnOldFileKeepsDataAndRetiresDeletedIDs() throws {

@@ -389,6 +389,44 @@ import ChorusTestSupport
         #expect(session.finish().status == 0)
     }
 
+    /// The server's store was restored from a backup while the session was away, losing
+    /// events it had shown: its replay SYNC is past the end of the log. It starts over
+    /// from the log's end, says once that history was restored, and shows what comes next.
+    @Test func restoredHistoryRestartsTheCursorAndSaysSo() throws {
+        let port = try FreePort.next()
+        let house = try Household(server: try TestServer { $0.port = port })
+        let data = house.server.configuration.dataDirectory
+        let backup = house.home.path + "/backup"
+        let session = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
+        #expect(session.waitForOutput("OK logged in as bob"))
+        house.server.stop()
+        #expect(session.waitForOutput("lost the connection", onErrors: true))
+        try FileManager.default.copyItem(atPath: data, toPath: backup)
+        try house.server.restart()
+        #expect(session.waitForOutput("reconnected", onErrors: true))
+        let alice = try house.server.client()
+        #expect(try alice.last("LOGIN alice \"\(Self.password)\"").hasPrefix("OK"))
+        for line in ["lost one", "lost two", "lost three"] {
+            #expect(try alice.last("SAY \(house.room) \(line)").hasPrefix("OK"))
+            #expect(session.waitForOutput(line))
+        }
+        // Time for the quiet SYNC that moves bob's cursor past what he was shown.
+        Thread.sleep(forTimeInterval: 1)
+        house.server.stop()
+        #expect(session.wait(timeout: 20, onErrors: true) { $0.components(separatedBy: "lost the connection").count == 3 })
+        try FileManager.default.removeItem(atPath: data)
+        try FileManager.default.copyItem(atPath: backup, toPath: data)
+        try house.server.restart()
+        #expect(session.wait(timeout: 20, onErrors: true) { $0.contains("history was restored on the server") })
+        let again = try house.server.client()
+        #expect(try again.last("LOGIN alice \"\(Self.password)\"").hasPrefix("OK"))
+        #expect(try again.last("SAY \(house.room) after the restore").hasPrefix("OK"))
+        #expect(session.waitForOutput("after the restore"))
+        session.closeInput()
+        let result = session.finish()
+        #expect(result.stderr.components(separatedBy: "history was restored").count == 2, "once in: \(result.stderr)")
+    }
+
     /// While a reconnection waits on a network that says nothing (here a listener that
     /// takes the connection and never answers the TLS handshake), the session still reads
     /// the keys: a line typed meanwhile is acknowledged at once, not after the 30 s
