@@ -76,6 +76,7 @@ struct Flags {
         var configuration = ServerConfiguration()
         var exempt: [AddressRange]?
         var postgres: String?
+        var nodeGiven = false
         while let word = words.popFirst() {
             if word == "--help" || word == "-h" { return .help }
             if word == "--version" { return .version }
@@ -90,6 +91,7 @@ struct Flags {
                     throw Failure(message: "--node takes 1 to \(NodeName.maxLength) letters, digits or . - _ : [ ] @, not \(value)")
                 }
                 configuration.node = value
+                nodeGiven = true
             case "--cert": configuration.certificatePath = value
             case "--key": configuration.keyPath = value
             case "--max-line": configuration.maxLine = try number(flag, value, 64...1_048_576)
@@ -122,6 +124,12 @@ struct Flags {
         // Given at all, --exempt replaces the default (loopback).
         if let exempt { configuration.exempt = exempt }
         let store = StoreChoice.pick(postgres: postgres, dataDirectory: configuration.dataDirectory, environment: environment)
+        // A node name says the admin meant a cluster: serving SQLite instead would quietly
+        // split the household (a CHORUS_POSTGRES lost from a unit file).
+        if nodeGiven, case .sqlite(let folder) = store {
+            throw Failure(message: "--node names a cluster node and needs --postgres URL or CHORUS_POSTGRES, "
+                + "which are not set; refusing to serve the SQLite store in \(folder) instead")
+        }
         // Decided before the store opens, which PostgreSQL's needs it for (so a port the
         // kernel picks cannot be in it).
         if configuration.node == nil {
