@@ -141,4 +141,46 @@ import Testing
         daemon.process.terminate()
         #expect(daemon.finish().status == 0)
     }
+
+    static var haproxy: String? {
+        ["/usr/sbin/haproxy", "/usr/bin/haproxy", "/usr/local/sbin/haproxy"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// README's haproxy block, as an admin copies it: the fenced block after "With haproxy".
+    static func readmeHAProxyBlock() throws -> String {
+        let readme = try String(contentsOfFile: unitPath("../README.md"), encoding: .utf8)
+        guard let start = readme.range(of: "With haproxy"),
+              let open = readme.range(of: "```\n", range: start.upperBound..<readme.endIndex),
+              let close = readme.range(of: "```", range: open.upperBound..<readme.endIndex) else { return "" }
+        return String(readme[open.upperBound..<close.lowerBound])
+    }
+
+    /// `haproxy -c` accepts README's block, which holds the settings that make failover
+    /// take about a second. Skipped where haproxy is missing, except under CI.
+    @Test(.enabled(if: haproxy != nil || ProcessInfo.processInfo.environment["CI"] == "true",
+                   "haproxy is not installed (apt-get install haproxy): README's block is not checked"))
+    func readmesHAProxyBlockPassesTheCheck() throws {
+        guard let tool = Self.haproxy else {
+            Issue.record("CI=true but haproxy is missing: .ci/run should have installed it")
+            return
+        }
+        let block = try Self.readmeHAProxyBlock()
+        for setting in ["timeout connect", "timeout client", "timeout server", "inter 500ms fall 2 rise 2", "option redispatch", "retries"] {
+            #expect(block.contains(setting), "README's haproxy block lacks \(setting)")
+        }
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/haproxy.cfg"
+        try block.write(toFile: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["-c", "-f", file]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(said)")
+        #expect(!said.contains("[WARNING]") && !said.contains("[ALERT]"), "haproxy -c warned: \(said)")
+    }
 }
