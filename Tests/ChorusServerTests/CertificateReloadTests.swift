@@ -100,7 +100,7 @@ import Testing
         _ = try SelfSignedCertificate.create(certificatePath: certificate, keyPath: key)
         try FileManager.default.removeItem(atPath: certificate)
         #expect(mkfifo(certificate, 0o600) == 0)
-        let daemon = try ProcessTests.Daemon(["--port", "0", "--data", "data", "--scrypt-log-n", "10",
+        let daemon = try ProcessTests.Daemon(["--port", "0", "--data", "data",
                                               "--cert", certificate, "--key", key], in: directory.path)
         #expect(daemon.waitForExit(timeout: 20), "chorusd hung on a pipe at start")
         let (status, stderr) = daemon.finish()
