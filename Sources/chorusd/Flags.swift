@@ -28,9 +28,9 @@ struct Flags {
                                    by every node given it: a libpq URI or key=value string;
                                    PG* variables and ~/.pgpass apply, so the password need not
                                    be here (default $CHORUS_POSTGRES; unset: SQLite in --data)
-          --node NAME              this node's name in logs, ADMIN STATS and presence
-                                   (default HOST:PORT; the host name for 0.0.0.0 or ::;
-                                   with --port 0, HOST:0-pidPID)
+          --node NAME              this node's name in logs, ADMIN STATS and presence; only
+                                   with a database (default HOST:PORT; the host name for
+                                   0.0.0.0 or ::; with --port 0, HOST:0-pidPID)
           --cert F --key F         PEM certificate chain and private key
                                    (default certs/server.crt, certs/server.key; made when absent)
           --max-line N             longest request line in bytes (default 8192)
@@ -52,6 +52,9 @@ struct Flags {
                                    over it a session's input waits (default 20, 100)
           --scrypt-log-n N         password hash cost, log2 of scrypt's N (default 17; below 14 warns)
           --help, --version
+
+        exit status: 0 after SIGTERM or SIGINT; 2 for a configuration error (one line on
+        standard error); 75 when the database could not be reached at start (try again)
         """
 
     static let valueFlags: Set<String> = [
