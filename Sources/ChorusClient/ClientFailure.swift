@@ -12,4 +12,16 @@ public struct ClientFailure: Error, CustomStringConvertible {
         self.status = status
         self.isTransient = isTransient
     }
+
+    /// A transient failure as the reconnect notice words it: the system's reason (refused,
+    /// timed out) without the address the notice already names, and a TLS failure as
+    /// "the connection closed" whatever OpenSSL said.
+    var transientReason: String {
+        var reason = description
+        if let colon = reason.range(of: ": ", options: .backwards) { reason = String(reason[colon.upperBound...]) }
+        if description.contains("TLS") || description.contains("SSL") || reason.contains("error:") {
+            return "the connection closed during the TLS handshake"
+        }
+        return reason
+    }
 }

@@ -156,7 +156,8 @@ public final class InteractiveSession {
         case .failure(let error):
             guard established, error.isTransient else { throw error }
             let delay = backoff.nextDelay()
-            console.notice("cannot reconnect (\(error)); next try in \(Int(delay)) s")
+            // The usual notice: why, in the client's words (never a library's error text).
+            console.notice("\(connector.endpoint) is not answering (\(error.transientReason)); reconnecting in \(Int(delay)) s")
             nextAttempt = .now + .seconds(delay)
             return
         }

@@ -18,6 +18,10 @@ public final class LineClient {
         /// Set when the handshake failed because the certificate is not for the name
         /// dialled: the OpenSSL error's name and the names the certificate holds.
         public var nameMismatch: (error: String, names: [String])?
+        /// Set when the peer hung up or the socket failed during the handshake (a balancer
+        /// with no node behind it, a node going down): nothing about TLS or certificates,
+        /// so worth another try, and not worth OpenSSL's words.
+        public var closedInHandshake = false
         public init(_ description: String) { self.description = description }
     }
 
@@ -78,9 +82,18 @@ public final class LineClient {
         SSL_set_fd(ssl, fd)
         var timeoutValue = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeoutValue, socklen_t(MemoryLayout<timeval>.size))
-        guard SSL_connect(ssl) == 1 else {
+        let handshake = SSL_connect(ssl)
+        guard handshake == 1 else {
             // Every property is set, so deinit runs and frees the TLS objects.
-            var failure = Failure("TLS handshake failed: \(Self.opensslReason())")
+            let code = SSL_get_error(ssl, handshake)
+            let reason = Self.opensslReason()
+            var failure = Failure("TLS handshake failed: \(reason)")
+            // OpenSSL 3 reports a peer that hung up as SSL_ERROR_SSL "unexpected eof".
+            if code == SSL_ERROR_SYSCALL || code == SSL_ERROR_ZERO_RETURN || reason.contains("unexpected eof")
+                || reason == "connection closed" {
+                failure = Failure("the connection closed during the TLS handshake")
+                failure.closedInHandshake = true
+            }
             if let mismatch = Self.nameMismatch(ssl) {
                 failure = Failure("TLS handshake failed: the certificate is not for \(serverName) (\(mismatch.error)); "
                                   + "it names \(mismatch.names.isEmpty ? "nothing" : mismatch.names.joined(separator: ", "))")

@@ -41,6 +41,9 @@ public final class ServerConnector {
             throw failure
         } catch let failure as LineClient.Failure where failure.nameMismatch != nil {
             throw nameMismatch(failure.nameMismatch!.error, names: failure.nameMismatch!.names)
+        } catch let failure as LineClient.Failure where failure.closedInHandshake {
+            // A balancer accepts the connection and drops it while no node is up behind it.
+            throw ClientFailure("cannot connect to \(endpoint): \(failure.description)", isTransient: true)
         } catch {
             let reason = "\(error)"
             throw ClientFailure(reason.hasPrefix("cannot connect") ? reason : "cannot connect to \(endpoint): \(reason)",

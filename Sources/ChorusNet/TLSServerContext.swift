@@ -56,9 +56,11 @@ public final class TLSServerContext: @unchecked Sendable {
     /// The key goes first: a certificate that does not match it then drops it, and the
     /// check names the mismatch instead of a vague "cannot read private key".
     private static func load(_ context: OpaquePointer, certificatePath: String, keyPath: String) throws {
-        // The system's reason (no such file, permission denied) says more than OpenSSL's.
-        for (what, path) in [("private key", keyPath), ("certificate", certificatePath)] where access(path, R_OK) != 0 {
-            throw NetError.system("cannot read \(what) \(path)")
+        // The system's reason (no such file, permission denied) says more than OpenSSL's,
+        // and a pipe or device must not reach OpenSSL's blocking reads at all.
+        for (what, path) in [("private key", keyPath), ("certificate", certificatePath)] {
+            if access(path, R_OK) != 0 { throw NetError.system("cannot read \(what) \(path)") }
+            try RegularFile.check(path, what: what)
         }
         guard SSL_CTX_use_PrivateKey_file(context, keyPath, SSL_FILETYPE_PEM) == 1 else {
             throw NetError("cannot read private key \(keyPath): \(OpenSSLError.drain())")

@@ -32,3 +32,35 @@ extension StoreError {
         }
     }
 }
+
+extension StoreError {
+    /// libpq's and the server's words for "not reached" or "not yet serving": no server
+    /// on the port, no route, a name not resolved, a timeout, a server starting, stopping
+    /// or out of connection slots. libpq gives no SQLSTATE for a failed connect, so its
+    /// (English) text is all there is; a lost connection's SQLSTATE is matched too.
+    static let unreachableWords = [
+        "Connection refused", "could not connect", "timeout expired", "Connection timed out",
+        "could not translate host name", "Name or service not known", "Temporary failure in name resolution",
+        "No route to host", "Network is unreachable", "No such file or directory",
+        "server closed the connection unexpectedly", "Connection reset by peer", "no connection to the server",
+        "the database system is starting up", "the database system is shutting down",
+        "the database system is not yet accepting connections", "the database system is in recovery mode",
+        "too many clients already", "remaining connection slots are reserved",
+        "(SQLSTATE 08", "(SQLSTATE 57P0",
+    ]
+
+    /// Whether opening a PostgreSQL store failed because the database could not be reached
+    /// now (worth trying again later), rather than because it answered and refused: a
+    /// password, a role, a database, `pg_hba.conf`, a schema from a newer chorusd.
+    public static func isUnreachable(_ error: any Error) -> Bool {
+        let kind: Kind
+        let message: String
+        switch error {
+        case let failure as PostgresError: (kind, message) = (failure.kind, failure.message)
+        case let failure as StoreError: (kind, message) = (failure.kind, failure.message)
+        default: return false
+        }
+        guard kind == .unavailable else { return false }
+        return unreachableWords.contains { message.localizedCaseInsensitiveContains($0) }
+    }
+}

@@ -1,4 +1,5 @@
 import ChorusCrypto
+import ChorusNet
 import Foundation
 
 /// The certificate a fresh checkout runs with: when the default `certs/server.crt` and
@@ -41,6 +42,13 @@ public enum DefaultCertificate {
         }
         guard haveCertificate else { throw StartupError("cannot read certificate \(certificatePath): no such file") }
         guard haveKey else { throw StartupError("cannot read private key \(keyPath): no such file") }
+        // Before anything reads them: a pipe in their place would hold start-up for ever.
+        do {
+            try RegularFile.check(certificatePath, what: "certificate")
+            try RegularFile.check(keyPath, what: "private key")
+        } catch {
+            throw StartupError(error.message)
+        }
         do {
             let fingerprint = try CertificateFingerprint.sha256(pemFile: certificatePath)
             let held = try CertificateNames.subjectAltNames(pemFile: certificatePath)

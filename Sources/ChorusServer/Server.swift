@@ -258,7 +258,13 @@ public final class Server: Sendable {
 /// Why the server could not start: one line for standard error (exit status 2).
 public struct StartupError: Error, CustomStringConvertible {
     public let description: String
-    public init(_ description: String) { self.description = description }
+    /// The store could not be reached (its server down or starting): later may work, so
+    /// chorusd exits 75 for a service manager to try again, not 2 (CONTRACT §12).
+    public let unreachable: Bool
+    public init(_ description: String, unreachable: Bool = false) {
+        self.description = description
+        self.unreachable = unreachable
+    }
 }
 
 /// A message handed from the loop thread to the starting thread.

@@ -13,6 +13,7 @@ enum AdminCommand {
         case .sqlite(let dataDirectory):
             // Not the queue: a missing file must not be made, and one connection is enough.
             let path = dataDirectory + "/chorus.sqlite"
+            MovedMarker.refuseIfMoved(dataDirectory)
             guard FileManager.default.fileExists(atPath: path) else {
                 fail("no database at \(path) (start chorusd with --data \(dataDirectory) first)")
             }
@@ -29,7 +30,7 @@ enum AdminCommand {
                 defer { executor.close() }
                 changed = try executor.sync { try $0.setAdmin(name: normalized, grant) }
             } catch {
-                fail(store.scrubbed("\(error)"))
+                fail(opening: error, store: store)
             }
         }
         guard changed else { fail("no account named \(normalized)") }

@@ -19,6 +19,8 @@ enum CopyToPostgres {
         var configuration = ServerConfiguration()
         configuration.dataDirectory = dataDirectory
         let path = configuration.databasePath
+        // A folder already moved once would be copied into a second household.
+        MovedMarker.refuseIfMoved(dataDirectory)
         guard FileManager.default.fileExists(atPath: path) else {
             fail("no database at \(path): nothing to copy (give --data the folder chorusd ran with)")
         }
@@ -54,6 +56,13 @@ enum CopyToPostgres {
                 copied += try copy(table, from: snapshot, to: target)
             }
             let outcome = try target.finish(floors: try snapshot.sequenceFloors())
+            // Committed: from now on the SQLite copy is the old one, and must say so.
+            do {
+                try MovedMarker.write(in: dataDirectory, destination: store.shown)
+            } catch {
+                fail("copied to \(store.shown), but cannot write \(MovedMarker.path(in: dataDirectory)) (\(error.localizedDescription)): "
+                    + "move \(dataDirectory) away so no chorusd serves the old copy")
+            }
             let seconds = max(Date().timeIntervalSince(started), 0.001)
             say("copied \(copied) rows (\(PostgresImport.tables.count) tables) from \(path) to \(store.shown) in "
                 + String(format: "%.1f s, %.0f rows/s", seconds, Double(copied) / seconds)

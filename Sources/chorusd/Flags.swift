@@ -32,9 +32,9 @@ struct Flags {
                                    by every node given it: a libpq URI or key=value string;
                                    PG* variables and ~/.pgpass apply, so the password need not
                                    be here (default $CHORUS_POSTGRES; unset: SQLite in --data)
-          --node NAME              this node's name in logs, ADMIN STATS and presence
-                                   (default HOST:PORT; the host name for 0.0.0.0 or ::;
-                                   with --port 0, HOST:0-pidPID)
+          --node NAME              this node's name in logs, ADMIN STATS and presence; only
+                                   with a database (default HOST:PORT; the host name for
+                                   0.0.0.0 or ::; with --port 0, HOST:0-pidPID)
           --cert F --key F         PEM certificate chain and private key
                                    (default certs/server.crt, certs/server.key; made when absent)
           --max-line N             longest request line in bytes (default 8192)
@@ -56,6 +56,9 @@ struct Flags {
                                    over it a session's input waits (default 20, 100)
           --scrypt-log-n N         password hash cost, log2 of scrypt's N (default 17; below 14 warns)
           --help, --version
+
+        exit status: 0 after SIGTERM or SIGINT; 2 for a configuration error (one line on
+        standard error); 75 when the database could not be reached at start (try again)
         """
 
     static let valueFlags: Set<String> = [
@@ -83,6 +86,7 @@ struct Flags {
         var configuration = ServerConfiguration()
         var exempt: [AddressRange]?
         var postgres: String?
+        var nodeGiven = false
         while let word = words.popFirst() {
             if word == "--help" || word == "-h" { return .help }
             if word == "--version" { return .version }
@@ -97,6 +101,7 @@ struct Flags {
                     throw Failure(message: "--node takes 1 to \(NodeName.maxLength) letters, digits or . - _ : [ ] @, not \(value)")
                 }
                 configuration.node = value
+                nodeGiven = true
             case "--cert": configuration.certificatePath = value
             case "--key": configuration.keyPath = value
             case "--max-line": configuration.maxLine = try number(flag, value, 64...1_048_576)
@@ -129,6 +134,12 @@ struct Flags {
         // Given at all, --exempt replaces the default (loopback).
         if let exempt { configuration.exempt = exempt }
         let store = StoreChoice.pick(postgres: postgres, dataDirectory: configuration.dataDirectory, environment: environment)
+        // A node name says the admin meant a cluster: serving SQLite instead would quietly
+        // split the household (a CHORUS_POSTGRES lost from a unit file).
+        if nodeGiven, case .sqlite(let folder) = store {
+            throw Failure(message: "--node names a cluster node and needs --postgres URL or CHORUS_POSTGRES, "
+                + "which are not set; refusing to serve the SQLite store in \(folder) instead")
+        }
         // Decided before the store opens, which PostgreSQL's needs it for (so a port the
         // kernel picks cannot be in it).
         if configuration.node == nil {

@@ -32,13 +32,13 @@ extension StoreChoice {
         do {
             queue = try PostgresQueue(conninfo: conninfo, node: node)
         } catch {
-            throw StartupError("cannot open \(shown): \(scrubbed("\(error)"))")
+            throw failedToOpen(error)
         }
         do {
             feed = try PostgresEventFeed(conninfo: conninfo, node: node)
         } catch {
             queue.close()
-            throw StartupError("cannot open \(shown): \(scrubbed("\(error)"))")
+            throw failedToOpen(error)
         }
         do {
             board = try PostgresPresenceBoard(conninfo: conninfo, node: node, timing: timing) { [queue, feed] in
@@ -48,8 +48,13 @@ extension StoreChoice {
             feed.close()
             queue.close()
             if let taken = error as? StoreError, taken.kind == .duplicate { throw StartupError(taken.message) }
-            throw StartupError("cannot open \(shown): \(scrubbed("\(error)"))")
+            throw failedToOpen(error)
         }
         return ServingParts(opener: { _ in queue }, feed: feed, presence: board)
+    }
+
+    /// One line naming the store and why, password masked; unreachable when it was.
+    func failedToOpen(_ error: any Error) -> StartupError {
+        StartupError("cannot open \(shown): \(scrubbed("\(error)"))", unreachable: StoreError.isUnreachable(error))
     }
 }

@@ -44,7 +44,7 @@ enum StoreChoice: Sendable, Equatable {
                 return try PostgresQueue(conninfo: conninfo, node: node)
             }
         } catch {
-            throw StartupError("cannot open \(shown): \(scrubbed("\(error)"))")
+            throw failedToOpen(error)
         }
     }
 

@@ -22,9 +22,20 @@ func exitAfterFlushing(_ status: Int32) -> Never {
     _exit(status)
 }
 
-func fail(_ message: String) -> Never {
+/// The exit status for a store that could not be reached at start: EX_TEMPFAIL, "try
+/// again later", which the cluster unit restarts on (CONTRACT §12).
+let exitUnreachable: Int32 = 75
+
+/// One line on standard error and exit `status`: 2, a configuration error, unless said.
+func fail(_ message: String, status: Int32 = 2) -> Never {
     LogWriter.standardError.write("chorusd: \(message)")
-    exitAfterFlushing(2)
+    exitAfterFlushing(status)
+}
+
+/// `fail` for a store that would not open: 75 when it was unreachable, else 2.
+func fail(opening error: any Error, store: StoreChoice) -> Never {
+    let unreachable = (error as? StartupError)?.unreachable ?? false
+    fail(store.scrubbed("\(error)"), status: unreachable ? exitUnreachable : 2)
 }
 
 // A reader of standard output or error that went away must make writes fail, not kill us.
@@ -67,7 +78,8 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
     // On PostgreSQL nodes share the store on purpose, and the folder holds nothing.
     let folderLock: DataFolderLock
     do {
-        if case .sqlite = store {
+        if case .sqlite(let folder) = store {
+            MovedMarker.refuseIfMoved(folder)
             folderLock = try Server.lockDataFolder(of: configuration)
         } else {
             folderLock = DataFolderLock.none()
@@ -109,7 +121,7 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
         server = try Server.start(configuration, store: parts.opener, holding: folderLock, feed: parts.feed,
                                   presence: parts.presence)
     } catch {
-        fail(store.scrubbed("\(error)"))
+        fail(opening: error, store: store)
     }
     // Scripts and tests wait for this line. A cluster node says which it is.
     if case .postgres = store {

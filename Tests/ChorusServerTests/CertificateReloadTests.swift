@@ -62,6 +62,52 @@ import Testing
     }
 
     /// `--cert good.crt --key other.key`: one line on standard error naming the mismatch, exit 2.
+    /// A named pipe where the certificate was: SIGHUP logs why and keeps the old one
+    /// without ever opening the pipe for reading, so a SIGTERM right after still stops
+    /// chorusd at once. Before, the reload blocked in OpenSSL's read and SIGTERM waited.
+    @Test func aPipeOrFolderForACertificateIsRefusedAndSIGTERMStillWorks() throws {
+        let directory = try TemporaryDirectory()
+        let certificate = directory.path + "/server.crt"
+        let key = directory.path + "/server.key"
+        let old = try SelfSignedCertificate.create(certificatePath: certificate, keyPath: key)
+        let daemon = try ProcessTests.Daemon(["--port", "0", "--data", "data", "--scrypt-log-n", "10",
+                                              "--cert", certificate, "--key", key], in: directory.path)
+        #expect(try daemon.waitUntilListening())
+        let log = StandardErrorLines(daemon.errors)
+
+        try FileManager.default.removeItem(atPath: key)
+        try FileManager.default.createDirectory(atPath: key, withIntermediateDirectories: false)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        let folder = try log.next { $0.contains("SIGHUP") }
+        #expect(folder.contains("kept the old certificate") && folder.contains("private key \(key): it is a directory"), "\(folder)")
+        #expect(try Self.fingerprint(port: daemon.port) == old)
+
+        try FileManager.default.removeItem(atPath: certificate)
+        #expect(mkfifo(certificate, 0o600) == 0)
+        kill(daemon.process.processIdentifier, SIGHUP)
+        kill(daemon.process.processIdentifier, SIGTERM)
+        #expect(daemon.waitForExit(timeout: 10), "SIGTERM was not acted on while a reload met a pipe")
+        #expect(try log.next { $0.contains("stopped cleanly") }.contains("stopped cleanly"))
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationStatus == 0)
+    }
+
+    /// A pipe as the certificate at start: one line, exit 2, nothing listening.
+    @Test func aPipeForACertificateAtStartExitsWithStatus2() throws {
+        let directory = try TemporaryDirectory()
+        let certificate = directory.path + "/server.crt"
+        let key = directory.path + "/server.key"
+        _ = try SelfSignedCertificate.create(certificatePath: certificate, keyPath: key)
+        try FileManager.default.removeItem(atPath: certificate)
+        #expect(mkfifo(certificate, 0o600) == 0)
+        let daemon = try ProcessTests.Daemon(["--port", "0", "--data", "data",
+                                              "--cert", certificate, "--key", key], in: directory.path)
+        #expect(daemon.waitForExit(timeout: 20), "chorusd hung on a pipe at start")
+        let (status, stderr) = daemon.finish()
+        #expect(status == 2 && stderr == "chorusd: cannot read certificate \(certificate): it is a named pipe, not a regular file\n",
+                "\(status) \(stderr)")
+    }
+
     @Test func mismatchedKeyAtStartExitsWithStatus2() throws {
         let directory = try TemporaryDirectory()
         _ = try SelfSignedCertificate.create(certificatePath: directory.path + "/good.crt", keyPath: directory.path + "/good.key")

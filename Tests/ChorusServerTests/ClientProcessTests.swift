@@ -452,6 +452,31 @@ import ChorusTestSupport
         #expect(session.finish().status == 0)
     }
 
+    /// A balancer with no node up takes the connection and hangs up during the TLS
+    /// handshake: the session says it is reconnecting, in its own words, never OpenSSL's
+    /// "unexpected eof" (before, the notice quoted it), and gets back once a node is up.
+    @Test func aHangUpDuringTheHandshakeIsReconnectingNotOpenSSLText() throws {
+        let port = try FreePort.next()
+        let house = try Household(server: try TestServer { $0.port = port })
+        let session = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
+        #expect(session.waitForOutput("OK logged in as bob"))
+        house.server.stop()
+        #expect(session.waitForOutput("lost the connection", onErrors: true))
+        let balancer = try SilentListener(port: port)
+        #expect(balancer.waitForClientHello(timeout: 20), "the session tried again")
+        balancer.close()
+        var notice = ""
+        #expect(session.wait(timeout: 20, onErrors: true) { text in
+            notice = text
+            return text.contains("the connection closed during the TLS handshake); reconnecting in")
+        }, "\(notice)")
+        try house.server.restart()
+        #expect(session.waitForOutput("reconnected", onErrors: true))
+        session.closeInput()
+        let result = session.finish()
+        #expect(!result.stderr.contains("unexpected eof") && !result.stderr.contains("error:0A"), "\(result.stderr)")
+    }
+
     /// The cursor's bookkeeping: events shown live before a drop are not replayed; missed ones are.
     @Test func eventCursorReplaysOnlyWhatWasMissed() throws {
         var cursor = EventCursor(last: 10)

@@ -152,6 +152,40 @@ struct CopyToPostgresTests {
         #expect(node.stop() == 0)
     }
 
+    /// After the copy the folder says where its store went (password masked): chorusd,
+    /// `admin` and a second copy on it stop in one line with exit 2 naming the database and
+    /// the way back; deleting the marker is that way (CONTRACT §12).
+    @Test func aMovedFolderIsRefusedUntilItsMarkerIsDeleted() throws {
+        let household = try Self.makeHousehold()
+        let secret = "M0ved-secret-pw"
+        let database = try ThrowawayPostgres.sharedCluster().makeDatabase() + " password=\(secret)"
+        let copied = try Self.copy(household.folder, to: database)
+        #expect(copied.status == 0, "\(copied)")
+        let marker = household.folder.path + "/data/MOVED"
+        let text = try String(contentsOfFile: marker, encoding: .utf8)
+        #expect(text.contains("to=PostgreSQL host=127.0.0.1") && text.contains("password=****") && text.contains("at=20"), "\(text)")
+        #expect(!text.contains(secret))
+
+        func expectRefused(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+            let daemon = try ChorusDaemon(arguments, in: household.folder.path)
+            let (status, stderr) = daemon.finish()
+            let stdout = String(decoding: daemon.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(status == 2 && stderr.split(separator: "\n").count == 1, "\(status) \(stderr)", sourceLocation: sourceLocation)
+            #expect(stderr.contains("data was moved to PostgreSQL host=127.0.0.1") && stderr.contains("delete data/MOVED")
+                && !stderr.contains(secret), "\(stderr)", sourceLocation: sourceLocation)
+            #expect(!stdout.contains("listening"), sourceLocation: sourceLocation)
+        }
+        try expectRefused(["--port", "0", "--data", "data"] + Self.flags)
+        try expectRefused(["admin", "grant", "ann", "--data", "data"])
+        try expectRefused(["copy-to-postgres", "--data", "data", "--postgres", database])
+
+        try FileManager.default.removeItem(atPath: marker)
+        let again = try ChorusDaemon(["--port", "0", "--data", "data"] + Self.flags, in: household.folder.path)
+        #expect(try again.waitUntilListening())
+        again.send(SIGTERM)
+        #expect(again.finish().status == 0)
+    }
+
     /// A database with anything in it is refused in one line, exit 2, with nothing
     /// written; so is one a node is connected to, even while it is still empty.
     @Test func aDatabaseThatHoldsDataOrHasANodeIsRefusedUntouched() throws {

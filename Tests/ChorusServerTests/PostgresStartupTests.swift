@@ -19,8 +19,8 @@ struct PostgresStartupTests {
     }
 
     static func expectOneLineWithoutTheSecret(_ result: (status: Int32, stderr: String, stdout: String), naming parts: [String],
-                                              sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(result.status == 2, "\(result)", sourceLocation: sourceLocation)
+                                              status: Int32 = 2, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == status, "\(result)", sourceLocation: sourceLocation)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
         for part in parts {
@@ -32,24 +32,25 @@ struct PostgresStartupTests {
     }
 
     /// Nothing listens on the port: the URI and the key=value form (quoted password),
-    /// given as the flag or in `CHORUS_POSTGRES`.
-    @Test func anUnreachableDatabaseExitsWith2AndHidesThePassword() throws {
+    /// given as the flag or in `CHORUS_POSTGRES`. Unreachable is worth another try (exit
+    /// 75, which the cluster unit restarts on); a string libpq cannot parse is not (2).
+    @Test func anUnreachableDatabaseExitsWith75AndHidesThePassword() throws {
         let port = try FreePort.next()
         let uri = "postgresql://chorus:\(Self.secret)@127.0.0.1:\(port)/chorus?connect_timeout=5"
         Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0", "--postgres", uri]),
-                                           naming: ["cannot open PostgreSQL postgresql://chorus:****@127.0.0.1:\(port)/chorus", "\(port)"])
+                                           naming: ["cannot open PostgreSQL postgresql://chorus:****@127.0.0.1:\(port)/chorus", "\(port)"], status: 75)
         let keywords = "host=127.0.0.1 port=\(port) user=chorus password='\(Self.secret) with spaces' dbname=chorus"
         Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0", "--postgres", keywords]),
-                                           naming: ["password='****'", "\(port)"])
+                                           naming: ["password='****'", "\(port)"], status: 75)
         Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0"], environment: ["CHORUS_POSTGRES": uri]),
-                                           naming: ["cannot open PostgreSQL", "chorus:****@"])
+                                           naming: ["cannot open PostgreSQL", "chorus:****@"], status: 75)
         let parameter = "postgresql://chorus@127.0.0.1:\(port)/chorus?connect_timeout=5&password=\(Self.secret)"
         Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0", "--postgres", parameter]),
-                                           naming: ["&password=****", "\(port)"])
+                                           naming: ["&password=****", "\(port)"], status: 75)
         // libpq reads a URI's password up to the first `@`, so it may hold `?` and `:`.
         let questioned = "postgresql://chorus:q?\(Self.secret):x@127.0.0.1:\(port)/chorus?connect_timeout=5"
         Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0", "--postgres", questioned]),
-                                           naming: ["postgresql://chorus:****@127.0.0.1:\(port)/chorus"])
+                                           naming: ["postgresql://chorus:****@127.0.0.1:\(port)/chorus"], status: 75)
         // A string libpq cannot parse, with the password in the part it quotes back.
         Self.expectOneLineWithoutTheSecret(try Self.run(["--port", "0", "--postgres", "host=127.0.0.1 password=\(Self.secret) \(Self.secret)"]),
                                            naming: ["invalid connection string"])
@@ -146,6 +147,15 @@ struct PostgresStartupTests {
         let badNode = try Self.run(["--node", "has space"])
         #expect(badNode.status == 2)
         #expect(badNode.stderr.contains("--node takes"), "\(badNode.stderr)")
+        // A node name without a database would serve SQLite quietly: refused, also when
+        // CHORUS_POSTGRES is set but empty.
+        for environment in [[:], ["CHORUS_POSTGRES": ""]] {
+            let lonelyNode = try Self.run(["--port", "0", "--node", "c"], environment: environment)
+            #expect(lonelyNode.status == 2 && lonelyNode.stderr.split(separator: "\n").count == 1, "\(lonelyNode)")
+            #expect(lonelyNode.stderr.contains("--node names a cluster node and needs --postgres URL or CHORUS_POSTGRES"),
+                    "\(lonelyNode.stderr)")
+            #expect(!lonelyNode.stdout.contains("listening"))
+        }
         let emptyStore = try Self.run(["--postgres", ""])
         #expect(emptyStore.status == 2)
         #expect(emptyStore.stderr.contains("--postgres needs a connection string"), "\(emptyStore.stderr)")
