@@ -1,23 +1,41 @@
+import Foundation
+
 /// `chorus [flags] COMMAND ...`: connect, log in, send one request, print its reply and
 /// exit 0 on OK, 1 on ERR, 2 when it never got that far. Events that arrive before the
-/// reply are not the question asked, so they are not printed.
+/// reply are not the question asked, so they are not printed. A reply that is a file
+/// (`CALENDAR`'s iCalendar text) is written as that file, byte for byte, to standard
+/// output or `--output FILE`: `chorus ... CALENDAR me > alice.ics` makes a calendar.
 public struct OneShotCommand {
     let connector: ServerConnector
     let credentials: Credentials?
     let line: String
     let json: Bool
     let console: Console
+    /// Where the output goes instead of standard output (`--output FILE`).
+    let output: String?
     /// Generous: a login at the default scrypt cost and a busy server both take a while.
     let timeout: Double
 
+    /// The verbs whose reply carries a file, and the JSON field that holds it. Text mode
+    /// splits the file into body lines and adds an OK line, so the client asks in JSON
+    /// and writes the field as it came (CRLF line ends and all).
+    static let fileFields = ["CALENDAR": "ics"]
+
     public init(connector: ServerConnector, credentials: Credentials?, line: String, json: Bool,
-                console: Console, timeout: Double = 60) {
+                console: Console, output: String? = nil, timeout: Double = 60) {
         self.connector = connector
         self.credentials = credentials
         self.line = line
         self.json = json
         self.console = console
+        self.output = output
         self.timeout = timeout
+    }
+
+    /// The field holding the reply's file, unless JSON was asked for (a bot reads the field).
+    var fileField: String? {
+        guard !json, let verb = line.split(separator: " ", maxSplits: 1).first else { return nil }
+        return Self.fileFields[verb.uppercased()]
     }
 
     public func run() throws(ClientFailure) -> Int32 {
@@ -26,7 +44,8 @@ public struct OneShotCommand {
         let greeting = ServerLine(try nextLine(client))
         // A full server answers `ERR 503` instead of a greeting, then closes.
         if greeting.kind == .error { throw ClientFailure("\(connector.endpoint) refused the session: \(greeting.errorMessage)") }
-        if json {
+        let fileField = self.fileField
+        if json || fileField != nil {
             let mode = try request("MODE json", on: client).final
             guard mode.kind == .ok else { throw ClientFailure("the server refused MODE json: \(mode.errorMessage)") }
         }
@@ -35,10 +54,39 @@ public struct OneShotCommand {
             guard login.kind == .ok else { throw ClientFailure("login failed: \(login.errorMessage)") }
         }
         let reply = try request(line, on: client)
+        if let fileField { return try writeFile(reply.final, field: fileField) }
         // JSON mode has no body lines: the final line is the whole reply.
-        for body in reply.body { console.show(body.raw, style: .plain) }
-        console.show(reply.final.raw, style: reply.final.kind == .ok ? .ok : .error)
+        if let output {
+            let lines = reply.body.map(\.raw) + [reply.final.raw]
+            try write(lines.map { TerminalSafeText.line($0) + "\n" }.joined(), to: output)
+        } else {
+            for body in reply.body { console.show(body.raw, style: .plain) }
+            console.show(reply.final.raw, style: reply.final.kind == .ok ? .ok : .error)
+        }
         return reply.final.kind == .ok ? 0 : 1
+    }
+
+    /// An OK reply's file, as it came; a refusal as text mode words it, on standard error,
+    /// with nothing written.
+    private func writeFile(_ reply: ServerLine, field: String) throws(ClientFailure) -> Int32 {
+        guard reply.kind == .ok else {
+            let code = (reply.json?["code"] as? Int).map { " \($0)" } ?? ""
+            FileHandle.standardError.write(Data("ERR\(code) \(reply.errorMessage)\n".utf8))
+            return 1
+        }
+        guard let file = reply.json?[field] as? String else {
+            throw ClientFailure("the reply carried no \(field) file: \(TerminalSafeText.line(reply.raw))")
+        }
+        if let output { try write(file, to: output) } else { FileHandle.standardOutput.write(Data(file.utf8)) }
+        return 0
+    }
+
+    private func write(_ text: String, to path: String) throws(ClientFailure) {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw ClientFailure("cannot write \(path): \(error.localizedDescription)")
+        }
     }
 
     /// Sends one line and reads its reply, skipping events.
