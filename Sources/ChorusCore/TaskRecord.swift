@@ -105,13 +105,18 @@ public struct TaskRecord: Sendable, Equatable {
         let due = self.due.flatMap(When.init(stored:))?.dueInstant(calendar: calendar)
         let remind = self.remind.flatMap(When.init(stored:))?.instant(dateOnlyAt: 9, 0, calendar: calendar)
         let start = self.start.flatMap(When.init(stored:))?.instant(dateOnlyAt: 0, 0, calendar: calendar)
-        return (due, remind, behindInstant(start: start))
+        return (due, remind, behindInstant(start: start, progress: progress))
     }
 
-    /// The end of its plan, given the moment its start stands for: start + estimate days
-    /// (nil without both).
-    public func behindInstant(start: Date?) -> Date? {
-        guard let estimate, let start else { return nil }
-        return start.addingTimeInterval(estimate * 86400)
+    /// The end of its plan, given the moment its start stands for: start + estimate days,
+    /// in whole seconds as notice times are stored. Nil without both, and nil once it is
+    /// finished or at 100 %: such a task is never behind. The one `behind` rule:
+    /// `TaskTiming.isBehind` asks it with the progress people see (a parent's from its
+    /// subtasks), `noticeTimes` with the task's own, since a parent's roll-up changes
+    /// without its row being written; the scheduler asks `isBehind` again before it speaks.
+    /// Reaching 100 % clears the stored moment and falling back re-arms it.
+    public func behindInstant(start: Date?, progress: Int) -> Date? {
+        guard !done, progress < 100, let estimate, let start else { return nil }
+        return start.addingTimeInterval((estimate * 86400).rounded(.down))
     }
 }

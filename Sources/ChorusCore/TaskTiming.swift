@@ -39,11 +39,13 @@ public struct TaskTiming: Sendable {
         return moment < now
     }
 
-    /// Its plan (start + estimate days) has ended and it is not finished.
+    /// Its plan (start + estimate days) has ended and it is not finished
+    /// (`TaskRecord.behindInstant`). The end's own second counts as ended: the scheduler's
+    /// timer fires on it.
     public func isBehind(_ task: TaskRecord) -> Bool {
         let start = task.start.flatMap(When.init(stored:)).flatMap { moment($0, at: 0, 0, 0) }
-        guard !task.done, task.effectiveProgress < 100, let end = task.behindInstant(start: start) else { return false }
-        return end < now
+        guard let end = task.behindInstant(start: start, progress: task.effectiveProgress) else { return false }
+        return end <= now
     }
 }
 

@@ -72,7 +72,13 @@ extension ChorusError {
 
     // MARK: Values the parser refuses (422)
 
-    private static func limitReason(_ word: String) -> String { "LIMIT is a positive number, not \(word)" }
+    /// Digits too many for a number say so, rather than that LIMIT is not positive.
+    private static func limitReason(_ word: String) -> String {
+        guard !word.isEmpty, word.utf8.allSatisfy({ (48...57).contains($0) }), word.contains(where: { $0 != "0" }) else {
+            return "LIMIT is a positive number, not \(word)"
+        }
+        return "LIMIT \(word) is too large: a positive number up to \(Int.max)"
+    }
 
     public static func badLimit(_ word: String) -> ChorusError { .badValue(limitReason(word)) }
     public static func badBefore(_ word: String) -> ChorusError { .badValue("before is a message id, not \(word)") }

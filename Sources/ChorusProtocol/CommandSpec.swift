@@ -83,12 +83,16 @@ public struct CommandSpec: Sendable {
 
     /// The usage line: `ROOM INVITE R [uses=N] [expires=WHEN]`.
     public var usage: String {
+        ([usageHead] + options.map { "[\($0)]" }).joined(separator: " ")
+    }
+
+    /// The usage without its options: what HELP keeps on a wrapped row's first line.
+    public var usageHead: String {
         var words = [name]
         for argument in arguments {
             words.append(argument.optional ? "[\(argument.name)]" : argument.name)
         }
         if let text { words.append("\(text)...") }
-        for option in options { words.append("[\(option)]") }
         return words.joined(separator: " ")
     }
 

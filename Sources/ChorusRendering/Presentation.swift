@@ -136,6 +136,8 @@ public struct Presentation: Sendable {
         var line = "  \(id)\(title)  \(room)  \(Self.bar(task.effectiveProgress))"
         let due = dueText(task)
         if !due.isEmpty { line += "  " + due }
+        // Marked like overdue: `TaskTiming.isBehind`, the rule the scheduler's notice keeps.
+        if timing.isBehind(task) { line += "  behind" }
         if let assignee = task.assignee { line += "  @" + assignee }
         return line
     }
@@ -166,6 +168,16 @@ public struct Presentation: Sendable {
 
     public func clock(stored: String) -> String {
         When.utcInstant(stored).map(clock) ?? stored
+    }
+
+    /// When a message or comment was written, as its line shows it: "18:04" today, else
+    /// with its date, "Mon 7 Dec 18:04", and the year when it is not this year's.
+    public func stamp(stored: String) -> String {
+        guard let date = When.utcInstant(stored) else { return stored }
+        if calendar.isDate(date, inSameDayAs: now) { return clock(date) }
+        let year = calendar.component(.year, from: date)
+        let shownYear = year == calendar.component(.year, from: now) ? "" : " \(year)"
+        return "\(shortDate(date))\(shownYear) \(clock(date))"
     }
 
     /// "Tue 1 Dec"

@@ -130,6 +130,14 @@ final class AccountService: Sendable {
         }
     }
 
+    /// The account as stored now (WHOAMI): its admin flag read fresh.
+    func current(accountID: Int64, completion: @escaping Completion<SignedInAccount>) {
+        read({ db in try db.account(id: accountID) }, completion) { record in
+            guard let record else { return completion(.failure(ChorusError(.accountGone))) }
+            completion(.success(SignedInAccount(record)))
+        }
+    }
+
     func changePassword(accountID: Int64, old: String, new: String, completion: @escaping Completion<Void>) {
         do throws(DomainError) {
             try AccountRules.checkPassword(new)

@@ -25,7 +25,7 @@ extension CommandContext {
     /// ADMIN STATS' lines for the nodes, after `sessions`.
     func nodeLines(_ nodes: [NodePresence]) -> [String] {
         nodes.map { node in
-            let lag = node.lag.map { "tail \($0) events behind" } ?? "tail lag unknown"
+            let lag = node.lag.map { "tail \(counted($0, "event")) behind" } ?? "tail lag unknown"
             let age = node.isThisNode ? "this node" : "heartbeat \(String(format: "%.1f", node.heartbeatAge)) s ago"
             let sessions = node.sessions == 1 ? "1 session" : "\(node.sessions) sessions"
             let people = node.users.count == 1 ? "1 person" : "\(node.users.count) people"

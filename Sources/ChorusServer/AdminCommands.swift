@@ -22,7 +22,7 @@ extension CommandContext {
             let flags = [entry.account.admin ? "admin" : nil, entry.account.disabled ? "DISABLED" : nil,
                          online.contains(entry.account.id) ? "online" : nil].compactMap { $0 }.joined(separator: " ")
             let places = nodes.map { onlineText(of: entry.account.id, in: $0) } ?? ""
-            return "  \(entry.account.name.padded(toColumns: 24))  \(entry.rooms) rooms  since \(entry.account.created)  \(flags)\(places)"
+            return "  \(entry.account.name.padded(toColumns: 24))  \(counted(entry.rooms, "room").padded(toColumns: 9))  since \(entry.account.created)  \(flags)\(places)"
         }
         let shapes = accounts.map { entry in
             JSONValue.object([("name", .string(entry.account.name)), ("admin", .bool(entry.account.admin)),
@@ -30,19 +30,27 @@ extension CommandContext {
                               ("online", .bool(online.contains(entry.account.id))), ("created", .string(entry.account.created))]
                              + (nodes.map { onlineFields(of: entry.account.id, in: $0) } ?? []))
         }
-        return result(.ok("\(accounts.count) accounts", body: body, [("users", .array(shapes))]))
+        return result(.ok(counted(accounts.count, "account"), body: body, [("users", .array(shapes))]))
     }
 
     /// ADMIN ROOMS
     func adminRooms() throws -> CommandResult {
         try requireAdmin()
         let rooms = try db.allRooms()
-        let body = rooms.map { "  #\($0.id)  \($0.name)  \($0.members) members  owner \($0.owner)  \($0.open) open" }
+        // In columns, as ROOMS: the id, the name cut to 24 terminal columns, then the
+        // counts and the owner lined up at the widest of each.
+        let memberTexts = rooms.map { counted($0.members, "member") }
+        let memberWidth = memberTexts.map(\.terminalColumns).max() ?? 0
+        let ownerWidth = rooms.map(\.owner.terminalColumns).max() ?? 0
+        let body = zip(rooms, memberTexts).map { room, members in
+            let id = "#\(room.id) ".padded(toColumns: 6)
+            return "  \(id)\(room.name.fitted(toColumns: 24))  \(members.padded(toColumns: memberWidth))  owner \(room.owner.padded(toColumns: ownerWidth))  \(room.open) open"
+        }
         let shapes = rooms.map { room in
             JSONValue.object([("id", .int(room.id)), ("name", .string(room.name)), ("members", .int(room.members)),
                               ("owner", .string(room.owner)), ("open", .int(room.open))])
         }
-        return result(.ok("\(rooms.count) rooms", body: body, [("rooms", .array(shapes))]))
+        return result(.ok(counted(rooms.count, "room"), body: body, [("rooms", .array(shapes))]))
     }
 
     /// ADMIN STATS

@@ -39,7 +39,7 @@ extension CommandContext {
         let fitting = Self.countFitting(page.suffix(limit).reversed()) { $0.text.utf8.count + $0.from.utf8.count + 120 }
         let more = page.count > fitting
         let messages = Array(page.suffix(fitting))
-        let body = messages.map { "  \(present.clock(stored: $0.at)) \($0.from): \(BidiClosing.closed($0.text))" }
+        let body = messages.map { "  \(present.stamp(stored: $0.at)) \($0.from): \(BidiClosing.closed($0.text))" }
         let hint = more ? " · more: HISTORY \(room.id) \(limit) before=\(messages.first?.id ?? 0)" : ""
         var done = result(.ok("\(messages.count) message\(messages.count == 1 ? "" : "s") in \(room.name)\(hint)", body: body,
                               [("messages", .array(messages.map(present.message))), ("more", .bool(more))]))

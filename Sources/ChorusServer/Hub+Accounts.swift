@@ -161,9 +161,15 @@ extension Hub {
         }
     }
 
-    func whoami(_ session: Session) -> Reply {
-        guard let account = session.account else { return .error(ChorusError(.notLoggedIn)) }
-        return .ok(account.name + (account.admin ? " (server admin)" : ""), [("user", Self.userShape(account))])
+    /// WHOAMI — the account as the store has it now, so a server-admin grant (or its
+    /// revocation) by `chorusd admin` shows at once, not at the next login.
+    func whoami(_ session: Session, tag: String?) {
+        guard let account = session.account else { return session.send(.error(ChorusError(.notLoggedIn)), tag: tag) }
+        runOffLoop(session, tag: tag) { [accounts] done in
+            accounts.current(accountID: account.id, completion: done)
+        } finish: { _, fresh in
+            .ok(fresh.name + (fresh.admin ? " (server admin)" : ""), [("user", Self.userShape(fresh))])
+        }
     }
 }
 

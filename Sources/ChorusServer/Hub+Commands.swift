@@ -34,7 +34,8 @@ extension Hub {
             let commands = try CommandTable.specs(forHelpTopic: topic)
                 .map { spec in JSONValue.object([("usage", .string(spec.usage)), ("summary", .string(spec.summary)),
                                                  ("login", .bool(spec.needsLogin))]) }
-            return .ok("\(lines.count) command\(lines.count == 1 ? "" : "s")", body: lines, [("commands", .array(commands))])
+            // Counts commands, not lines: a wide row wraps onto several.
+            return .ok(counted(commands.count, "command"), body: lines, [("commands", .array(commands))])
         } catch {
             return .error(error)
         }

@@ -18,11 +18,22 @@ extension CommandContext {
         for kind in NoticeKind.allCases {
             for id in try db.dueNotices(kind, now: second) {
                 try db.markNoticeSent(kind, task: id)
-                guard let task = try db.task(id: id) else { continue }
+                guard let task = try db.task(id: id), isOwed(kind, task) else { continue }
                 try emitNotice(kind, task)
             }
         }
         return try nextNoticeTime()
+    }
+
+    /// The store hands over rows whose moment has come (a fact); whether the notice is
+    /// still owed is the domain's. `behind` asks `TaskTiming.isBehind`, since a parent
+    /// reaches 100 % when its subtasks finish without its own row being written: such a
+    /// row is settled (marked sent) without a word, and re-armed when its plan changes.
+    private func isOwed(_ kind: NoticeKind, _ task: TaskRecord) -> Bool {
+        switch kind {
+        case .behind: present.timing.isBehind(task)
+        case .overdue, .reminder: true
+        }
     }
 
     /// When the next notice is owed, if any.

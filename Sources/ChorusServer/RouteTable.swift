@@ -34,7 +34,7 @@ enum RouteTable {
         },
         .onLoop("AUTH", Command.Word.self) { hub, session, token, tag in hub.authenticate(token: token.value, session: session, tag: tag) },
         .onLoop("LOGOUT", Command.Plain.self) { hub, session, _, tag in hub.logout(session, tag: tag) },
-        .onLoop("WHOAMI", Command.Plain.self) { hub, session, _, tag in session.send(hub.whoami(session), tag: tag) },
+        .onLoop("WHOAMI", Command.Plain.self) { hub, session, _, tag in hub.whoami(session, tag: tag) },
         .onLoop("PASSWORD", Command.Password.self) { hub, session, given, tag in
             hub.changePassword(old: given.old, new: given.new, session: session, tag: tag)
         },

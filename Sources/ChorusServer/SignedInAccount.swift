@@ -6,7 +6,7 @@ import ChorusStore
 struct SignedInAccount: Sendable, Equatable {
     let id: Int64
     let name: String
-    /// As it was at login (WHOAMI, the USER shape); ADMIN commands check the store.
+    /// As it was at login (LOGIN's USER shape); ADMIN commands and WHOAMI read the store.
     let admin: Bool
 
     init(_ record: AccountRecord) {

@@ -35,14 +35,14 @@ extension CommandContext {
         body.append("    created by \(task.creator) \(task.created)" + (task.doneBy.map { " · done by \($0) \(task.doneAt ?? "")" } ?? ""))
         if let days = present.daysLeftBar(task) { body.append("    " + days) }
         if task.points != 1 { body.append("    points \(task.points)") }
-        if let notes = task.notes { body.append("    notes: \(BidiClosing.closed(notes))") }
+        if let notes = task.notes { body += Self.noteLines(notes) }
         if let start = task.start {
             let days = task.estimate.map { $0 == $0.rounded() ? String(Int($0)) : String($0) }
-            body.append("    start \(start)" + (days.map { " · estimate \($0) days" } ?? ""))
+            body.append("    start \(start)" + (days.map { " · estimate \($0) day\($0 == "1" ? "" : "s")" } ?? ""))
         }
         if let parent = task.parent { body.append("    subtask of #\(parent)") }
         body += subtasks.map { "  " + present.taskLine($0) }
-        body += comments.map { "    \(present.clock(stored: $0.at)) \($0.from): \(BidiClosing.closed($0.text))" }
+        body += comments.map { "    \(present.stamp(stored: $0.at)) \($0.from): \(BidiClosing.closed($0.text))" }
         var shape = present.task(task)
         if case .object(var fields) = shape {
             fields.append(("subtasks", .array(subtasks.map(present.task))))
@@ -50,6 +50,17 @@ extension CommandContext {
             shape = .object(fields)
         }
         return result(.ok("#\(id) \(task.title)", body: body, [("task", shape)]))
+    }
+
+    /// Notes as lines under the task, the first after `notes:` and the rest lined up
+    /// beneath it: a newline in the notes starts a line (a body line cannot hold one, so it
+    /// would show as a literal `\n`); any other control character is still shown escaped,
+    /// and each line closes its own bidirectional controls.
+    static func noteLines(_ notes: String) -> [String] {
+        notes.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line in
+            let text = line.hasSuffix("\r") ? line.dropLast() : line
+            return (index == 0 ? "    notes: " : "           ") + BidiClosing.closed(String(text))
+        }
     }
 
     /// TASK EDIT T OPTIONS

@@ -11,6 +11,7 @@ struct ClientFlags {
     var passwordFile: String?
     var tokenFile: String?
     var json = false
+    var output: String?
     var help = false
     var version = false
     var words: [String] = []
@@ -18,7 +19,7 @@ struct ClientFlags {
     static let usage = """
         usage: chorus [--host H] [--port N] [--ca FILE | --fingerprint SHA256 | --insecure]
                       [--user NAME (--password-file F | CHORUS_PASSWORD) | --token-file F (or CHORUS_TOKEN)]
-                      [--json] [COMMAND ...]
+                      [--json] [--output FILE] [COMMAND ...]
 
         Without COMMAND: an interactive session (type commands; replies and live events
         appear as they come; reconnects by itself and replays what it missed). With a pipe
@@ -37,6 +38,8 @@ struct ClientFlags {
                                  terminal with neither, chorus asks (without echo)
           --token-file F         log in with the bot token in F (or CHORUS_TOKEN)
           --json                 JSON lines instead of text (for bots)
+          --output FILE          with COMMAND: write its reply to FILE instead of standard
+                                 output (CALENDAR writes the .ics file itself either way)
           --help, --version
 
         Without --ca or --fingerprint, the certificate is trusted on first use and remembered
@@ -50,6 +53,7 @@ struct ClientFlags {
           chorus --user alice --password-file ~/.chorus-password
           chorus --user alice --password-file pw SAY "Flat 2B" Bins go out tonight
           CHORUS_TOKEN=... chorus --json TASKS mine
+          chorus --user alice --password-file pw CALENDAR me > alice.ics
         """
 
     static func parse(_ arguments: [String]) throws(ClientFailure) -> ClientFlags {
@@ -91,6 +95,7 @@ struct ClientFlags {
             case "--password-file": flags.passwordFile = try value(of: flag, inline: inline)
             case "--token-file": flags.tokenFile = try value(of: flag, inline: inline)
             case "--json": flags.json = true
+            case "--output": flags.output = try value(of: flag, inline: inline)
             case "--help": flags.help = true
             case "--version": flags.version = true
             case "--password", "--token":
@@ -103,6 +108,7 @@ struct ClientFlags {
         flags.words = Array(arguments[index...])
         let trustChoices = [flags.caFile != nil, flags.fingerprint != nil, flags.insecure].filter { $0 }.count
         guard trustChoices <= 1 else { throw ClientFailure("choose one of --ca, --fingerprint and --insecure") }
+        guard flags.output == nil || !flags.words.isEmpty else { throw ClientFailure("--output needs a COMMAND; see chorus --help") }
         return flags
     }
 

@@ -38,7 +38,7 @@ func runClient(_ arguments: [String], environment: [String: String]) throws(Clie
     if !flags.words.isEmpty {
         let line = try RequestLineBuilder.line(from: flags.words)
         return try OneShotCommand(connector: connector, credentials: credentials, line: line,
-                                  json: flags.json, console: console).run()
+                                  json: flags.json, console: console, output: flags.output).run()
     }
     let input = PersonInput(console: console)
     defer { input.finish() }

@@ -64,4 +64,17 @@ import Testing
         let none = Fixture.task(start: "2026-12-01").noticeTimes(calendar: Fixture.utc())
         #expect(none.due == nil && none.remind == nil && none.behind == nil)
     }
+
+    /// A task at 100 % or finished owes no behind notice, as `isBehind` says: the stored
+    /// moment is cleared, and comes back when its progress falls again.
+    @Test func noBehindMomentOnceComplete() {
+        let calendar = Fixture.utc()
+        for task in [Fixture.task(progress: 100, start: "2026-11-28", estimate: 2),
+                     Fixture.task(done: true, start: "2026-11-28", estimate: 2)] {
+            #expect(task.noticeTimes(calendar: calendar).behind == nil)
+            #expect(!TaskTiming(now: Fixture.now, calendar: calendar).isBehind(task))
+        }
+        let fallen = Fixture.task(progress: 90, start: "2026-11-28", estimate: 2)
+        #expect(fallen.noticeTimes(calendar: calendar).behind.map(Timestamp.rfc3339) == "2026-11-30T00:00:00Z")
+    }
 }

@@ -1,4 +1,5 @@
 @testable import ChorusProtocol
+import Foundation
 import Testing
 
 @Suite("CommandTable")
@@ -51,14 +52,22 @@ struct CommandTableTests {
         }
     }
 
-    /// HELP with no topic lists every row, in table order, each with its usage and summary.
+    /// HELP with no topic lists every row, in table order, each with its usage and summary;
+    /// a row too wide for 78 columns wraps, its options and then its summary on indented
+    /// lines of their own, and no line is wider.
     @Test func helpListsEveryRow() throws {
         let lines = try CommandTable.help(topic: nil)
-        #expect(lines.count == CommandTable.all.count)
-        for (line, spec) in zip(lines, CommandTable.all) {
-            #expect(line.hasPrefix("  " + spec.usage))
-            #expect(line.contains(spec.summary))
-            #expect(line.hasSuffix("(no login needed)") == !spec.needsLogin, "\(line)")
+        #expect(lines.allSatisfy { $0.terminalColumns <= CommandTable.helpColumns }, "\(lines.filter { $0.terminalColumns > 78 })")
+        let starts = lines.enumerated().filter { !$0.element.hasPrefix("      ") }
+        #expect(starts.count == CommandTable.all.count)
+        for (index, (start, spec)) in zip(starts, CommandTable.all).enumerated() {
+            #expect(start.element.hasPrefix("  " + spec.usageHead), "\(start.element)")
+            let end = index + 1 < starts.count ? starts[index + 1].offset : lines.count
+            let row = lines[start.offset..<end].map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+            let words = row.split(separator: " ").joined(separator: " ")
+            #expect(words.contains(spec.summary), "\(row)")
+            for option in spec.options { #expect(words.contains("[\(option)]"), "\(row)") }
+            #expect(words.hasSuffix("(no login needed)") == !spec.needsLogin, "\(row)")
         }
     }
 
@@ -74,9 +83,9 @@ struct CommandTableTests {
     @Test(arguments: ["ping", "PING", "Ping"])
     func helpOneTopic(topic: String) throws {
         let lines = try CommandTable.help(topic: topic)
-        #expect(lines.count == 1)
+        #expect(lines.filter { !$0.hasPrefix("      ") }.count == 1)
         #expect(lines.first?.contains("PING [TOKEN]") == true)
-        #expect(lines.first?.contains("check the connection") == true)
+        #expect(lines.joined(separator: " ").split(separator: " ").joined(separator: " ").contains("check the connection"))
     }
 
     /// HELP for an unknown topic gets ERR 404, so a typo is not mistaken for a command without help.
@@ -167,11 +176,12 @@ struct CommandTableSubverbTests {
 
     /// `HELP room` lists every ROOM row; `HELP room create` just one.
     @Test func helpForVerbWithSubverbs() throws {
-        let rooms = try CommandTable.help(topic: "room")
+        // A row's first line is the one not indented as a continuation.
+        let rooms = try CommandTable.help(topic: "room").filter { !$0.hasPrefix("      ") }
         #expect(rooms.count == CommandTable.rows(forVerb: "ROOM").count)
         #expect(rooms.count > 1)
         #expect(rooms.allSatisfy { $0.hasPrefix("  ROOM ") })
-        let create = try CommandTable.help(topic: "room create")
+        let create = try CommandTable.help(topic: "room create").filter { !$0.hasPrefix("      ") }
         #expect(create.count == 1)
         #expect(create.first?.contains("ROOM CREATE NAME...") == true)
         #expect(throws: ChorusError.self) { try CommandTable.help(topic: "room fly") }

@@ -93,6 +93,32 @@ import ChorusTestSupport
         #expect(!token.stderr.contains(secret))
     }
 
+    /// One-shot `CALENDAR` writes the RFC 5545 file itself, to standard output or to
+    /// `--output FILE`: CRLF line ends and no `OK` line, so `> alice.ics` is a calendar.
+    @Test func oneShotCalendarWritesTheFile() throws {
+        let house = try Household()
+        _ = try house.alice.last("TASK ADD \(house.room) Bins due=2026-12-08 assign=bob")
+        let shown = try house.run(house.login("bob") + ["CALENDAR", "me"])
+        #expect(shown.status == 0)
+        let text = shown.stdout
+        #expect(text.hasPrefix("BEGIN:VCALENDAR\r\n"))
+        #expect(text.hasSuffix("END:VCALENDAR\r\n"))
+        #expect(text.contains("Bins"))
+        #expect(!text.contains("OK "))
+        #expect(!text.utf8.enumerated().contains { $0.element == 10 && ($0.offset == 0 || Array(text.utf8)[$0.offset - 1] != 13) },
+                "a line ends in LF alone")
+        let file = house.home.path + "/alice.ics"
+        let written = try house.run(house.login("bob") + ["--output", file, "CALENDAR", "me"])
+        #expect(written.status == 0)
+        #expect(written.stdout.isEmpty)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == text)
+        // A refusal is no file: it goes to standard error, and nothing is written.
+        let refused = try house.run(house.login("bob") + ["--output", house.home.path + "/none.ics", "CALENDAR", "Nowhere"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("ERR 404"))
+        #expect(!FileManager.default.fileExists(atPath: house.home.path + "/none.ics"))
+    }
+
     /// `--json` prints the reply as one JSON line, for OK and ERR alike.
     @Test func jsonPrintsOneLine() throws {
         let house = try Household()

@@ -152,6 +152,27 @@ import Testing
         try bob.expectQuiet("a second time")
     }
 
+    /// A task at 100 % is not behind, so nobody is told it is: neither one whose progress
+    /// was reported, nor a parent whose subtasks all finished after it was written. One
+    /// that falls back below 100 % is told of again.
+    @Test func noBehindNoticeAtFullProgress() throws {
+        let (server, clock, alice, bob, _, room) = try household()
+        let essay = id(try alice.ok("TASK ADD \(room) Essay start=today estimate=2")["task"])
+        let move = id(try alice.ok("TASK ADD \(room) Move start=today estimate=2")["task"])
+        let pack = id(try alice.ok("TASK ADD \(room) Pack parent=\(move)")["task"])
+        try alice.ok("TASK PROGRESS \(essay) 100")
+        try alice.ok("TASK DONE \(pack)")
+        _ = try bob.drain()
+        tick(server, clock, hours: 50)
+        try bob.expectQuiet("a task at 100 % is not behind")
+        #expect(object(try bob.ok("TASK SHOW \(essay)")["task"])["behind"] as? Bool == false)
+        #expect(object(try bob.ok("TASK SHOW \(move)")["task"])["behind"] as? Bool == false)
+        try alice.ok("TASK PROGRESS \(essay) 80")
+        tick(server, clock, hours: 1)
+        let behind = try bob.drain().filter { $0["event"] as? String == "task.behind" }
+        #expect(behind.map { object($0["task"])["id"] as? Int } == [essay])
+    }
+
     /// Finishing a repeating task makes the next one, due a period after the last due, for the next person.
     @Test func repeatsRotateThroughTheHousehold() throws {
         let (_, _, alice, bob, carol, room) = try household()

@@ -161,4 +161,30 @@ import Testing
         }
         #expect(try store.run { try $0.dueNotices(.overdue, now: laterAt) } == [bins])
     }
+
+    /// A task past its plan's end at 100 % is no candidate for a behind notice: the
+    /// store keeps the moment the domain worked out (none), and falling back re-arms it.
+    @Test(arguments: StoreEngine.all) func noBehindNoticeAtFullProgress(_ engine: StoreEngine) throws {
+        let store = try StoreFixture(engine)
+        let home = try store.household()
+        let later: Int64 = 1_900_000_000
+        let essay = try store.run { db in
+            var draft = TaskDraft(room: home.room, owner: nil, title: "Essay", creator: home.alice, created: "t")
+            draft.start = "2026-11-28"
+            draft.estimate = 2
+            let id = try db.insertTask(draft)
+            guard var record = try db.task(id: id) else { return id }
+            record.progress = 100
+            try db.updateTask(TaskLifecycle.readyToStore(record))
+            return id
+        }
+        #expect(try store.run { try $0.dueNotices(.behind, now: later) } == [])
+        #expect(try store.run { try $0.nextNoticeTime() } == nil)
+        try store.run { db in
+            guard var record = try db.task(id: essay) else { return }
+            record.progress = 60
+            try db.updateTask(TaskLifecycle.readyToStore(record))
+        }
+        #expect(try store.run { try $0.dueNotices(.behind, now: later) } == [essay])
+    }
 }
