@@ -271,6 +271,5 @@ struct ClusterFaultTests {
             firstWrites.append(try ann.code("SAY \(room) a after outage \(round)"))
         }
         #expect(firstWrites.allSatisfy { $0 == 200 }, "node a's first writes after each outage: \(firstWrites)")
-        server.stop(mode: "fast")
     }
 }
