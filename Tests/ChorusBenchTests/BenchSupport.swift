@@ -66,7 +66,7 @@ final class BenchServer {
         var numbers: Set<Int> = []
         for _ in 0..<250 {
             let log = (try? String(contentsOfFile: folder.path + "/chorusd.err", encoding: .utf8)) ?? ""
-            numbers = Set(log.matches(of: /msg=registered user=b[a-z0-9]{6}([a-z])(\d+) /).compactMap { match in
+            numbers = Set(log.matches(of: /msg=registered user=b[a-z0-9]{6}([a-z])(\d+) addr=/).compactMap { match in
                 match.output.1.first == kind ? Int(match.output.2) : nil
             })
             if numbers.count >= expected { break }

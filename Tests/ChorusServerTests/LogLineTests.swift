@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import ChorusTestSupport
 @testable import ChorusServer
 
 /// The logfmt line `Log` writes (CONTRACT §12): the keys in order, the time with
