@@ -60,6 +60,8 @@ case .serve(let configuration, let store):
 }
 
 func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
+    // Every line of a cluster node says which node wrote it, start-up warnings included.
+    if case .postgres = store { Log.setNode(configuration.node ?? "") }
     // First of all: a second chorusd on this folder says only that, and touches nothing.
     // On PostgreSQL nodes share the store on purpose, and the folder holds nothing.
     let folderLock: DataFolderLock
@@ -97,8 +99,6 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
     }
 
     let node = configuration.node ?? ""
-    // Every line of a cluster node says which node wrote it.
-    if case .postgres = store { Log.setNode(node) }
     let server: Server
     do {
         // The composition root picks the engine (StoreChoice); PostgreSQL's creates or
