@@ -253,7 +253,7 @@ struct ClusterFaultTests {
         let ben = try cluster.device("ben", on: "b")
         let room = try Self.room(of: ann, with: [ben])
         var firstWrites: [Int] = []
-        for round in 0..<6 {
+        for round in 0..<10 {
             server.stop(mode: "fast")
             #expect(try ben.code("SAY \(room) during outage \(round)") == 503)
             try server.start()
