@@ -5,7 +5,7 @@ import Foundation
 
 /// One logfmt line per thing worth knowing, on standard error (CONTRACT §12):
 /// `ts=2026-12-01T23:39:06.123Z level=info node=a msg=login user=ann addr=192.0.2.7`.
-/// Call sites name the event and its facts, `Log.info("login", ["user": name, "addr": address]);
+/// Call sites name the event and its facts, `Log.info("login", ["user": name, "addr": address])`;
 /// the quoting is done here, once. Never pass passwords or tokens. `LogWriter` writes it
 /// from its own thread: a standard error that is closed or full costs the line (counted
 /// in ADMIN STATS), never the server.
