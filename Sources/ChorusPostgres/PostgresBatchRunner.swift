@@ -32,6 +32,9 @@ final class PostgresBatchRunner {
     private enum Attempt {
         case committed([(PostgresJobOutcome, (any Error)?)], FinalEventIDs)
         case failed(any Error)
+        /// BEGIN failed on a connection found broken: nothing of the batch reached the
+        /// database, so it may run again on a fresh connection.
+        case broken(any Error)
         case rerun(guarded: Bool, cause: PostgresError?)
         /// The connection broke during COMMIT: committed or not, the server knows.
         case unknown(xid: String, backend: Int32, [(PostgresJobOutcome, (any Error)?)], FinalEventIDs)
@@ -50,6 +53,7 @@ final class PostgresBatchRunner {
         }
         var guarded = false
         var reruns = 0
+        var freshConnectionTried = false
         while true {
             if let refusal = reconnectIfNeeded() {
                 for job in batch { job.fail(refusal) }
@@ -62,6 +66,19 @@ final class PostgresBatchRunner {
             case .failed(let error):
                 for job in batch { job.fail(error) }
                 return
+            case .broken(let error):
+                // An idle connection learns the server restarted only when it is next used:
+                // the first batch after an outage. One fresh try tells a database that is
+                // back (the batch runs) from one that is still away (503).
+                guard !freshConnectionTried else {
+                    for job in batch { job.fail(error) }
+                    return
+                }
+                freshConnectionTried = true
+                if let refusal = reconnect() {
+                    for job in batch { job.fail(refusal) }
+                    return
+                }
             case .rerun(let nowGuarded, let cause):
                 reruns += 1
                 countRerun()
@@ -134,8 +151,14 @@ final class PostgresBatchRunner {
     private func reconnectIfNeeded() -> StoreError? {
         guard !connection.isConnected else { return nil }
         if let failed = lastFailedReconnect, Date().timeIntervalSince(failed) < Self.reconnectPause {
-            return StoreError(.unavailable, message: "PostgreSQL is unreachable (reconnecting)")
+            return StoreError(.unavailable, message: "PostgreSQL is unreachable (reconnecting)", cause: "unreachable")
         }
+        return reconnect()
+    }
+
+    /// Connects again now; the error to fail the batch with if it cannot, naming why (a
+    /// password changed meanwhile is not a database that is down).
+    private func reconnect() -> StoreError? {
         do {
             try connection.reset()
             try PostgresSession.configure(connection)
@@ -143,8 +166,9 @@ final class PostgresBatchRunner {
             return nil
         } catch {
             lastFailedReconnect = Date()
-            let reason = (error as? PostgresError)?.message ?? "\(error)"
-            return StoreError(.unavailable, message: "PostgreSQL is unreachable: \(reason)")
+            let failure = error as? PostgresError
+            return StoreError(.unavailable, message: "PostgreSQL is unreachable: \(failure?.message ?? "\(error)")",
+                              cause: failure?.cause ?? "unreachable")
         }
     }
 
@@ -154,7 +178,8 @@ final class PostgresBatchRunner {
         do {
             try connection.execute("BEGIN")
         } catch let error as PostgresError {
-            return .failed(error.storeError.doing("starting the batch"))
+            let failure = error.storeError.doing("starting the batch")
+            return error.kind == .unavailable || !connection.isConnected ? .broken(failure) : .failed(failure)
         } catch {
             return .failed(error)
         }

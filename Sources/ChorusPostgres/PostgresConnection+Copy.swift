@@ -50,7 +50,7 @@ extension PostgresConnection {
         let lost = !isConnected || sqlState == nil   // as in `error(doing:result:)`
         let text = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
         let reason = text.isEmpty ? handle.map { String(cString: PQerrorMessage($0)) } ?? "" : text
-        return PostgresError(sqlState: sqlState, connectionLost: lost, message: "\(sql): \(Self.oneLine(reason))")
+        return PostgresError(sqlState: sqlState, connectionLost: lost, message: "\(Self.statement(sql)): \(Self.oneLine(reason))")
     }
 
     /// One row in COPY's text format: tab between values, `\N` for NULL, and backslash,

@@ -179,12 +179,23 @@ public final class PostgresConnection {
         let lost = handle.map { PQstatus($0) != CONNECTION_OK } ?? true || sqlState == nil
         let text = result.map { String(cString: PQresultErrorMessage($0)) } ?? ""
         let reason = text.isEmpty ? handle.map { String(cString: PQerrorMessage($0)) } ?? "" : text
-        return PostgresError(sqlState: sqlState, connectionLost: lost, message: "\(doing): \(Self.oneLine(reason))")
+        return PostgresError(sqlState: sqlState, connectionLost: lost, message: "\(Self.statement(doing)): \(Self.oneLine(reason))")
     }
 
     /// libpq's messages end in a newline and may span lines (DETAIL, HINT): one log line.
+    /// The server's quote of the statement (`LINE 1: CREATE …` and its caret) is left out:
+    /// the log names the statement once, shortened (`statement`).
     static func oneLine(_ text: String) -> String {
-        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.hasPrefix("LINE ") && !$0.allSatisfy { $0 == "^" } && !$0.isEmpty }
+            .joined(separator: " ")
+    }
+
+    /// What a failed statement was, for its error: its first words on one line. Schema
+    /// statements run to dozens of lines, and a refusal must stay one.
+    static func statement(_ sql: String) -> String {
+        let flat = sql.split(whereSeparator: { $0.isNewline || $0 == " " || $0 == "\t" }).joined(separator: " ")
+        return flat.count <= 60 ? flat : flat.prefix(60) + "…"
     }
 }
 

@@ -28,8 +28,28 @@ public struct PostgresError: Error, Sendable, Equatable, CustomStringConvertible
 
     /// The same failure as the store seam speaks it; the SQLSTATE goes into the message.
     public var storeError: StoreError {
-        StoreError(kind, message: sqlState.map { "\(message) (SQLSTATE \($0))" } ?? message)
+        StoreError(kind, message: sqlState.map { "\(message) (SQLSTATE \($0))" } ?? message, cause: cause)
     }
 
-    public var description: String { "PostgreSQL error (\(kind)\(sqlState.map { ", \($0)" } ?? "")): \(message)" }
+    /// What an admin must fix, when it is one of the four the log names. A refused
+    /// connection has no SQLSTATE (libpq reports it before a session exists), so its words
+    /// decide.
+    public var cause: String? {
+        switch sqlState {
+        case "28P01", "28000": return "authentication failed"  // invalid_password, invalid_authorization_specification
+        case "42501": return "permission denied"  // insufficient_privilege
+        case "57014", "55P03", "25P03": return "timeout"
+        default: break
+        }
+        let words = message.lowercased()
+        if words.contains("password authentication failed") || words.contains("no password supplied")
+            || words.contains("authentication failed") || words.contains("pg_hba.conf") {
+            return "authentication failed"
+        }
+        if words.contains("permission denied") { return "permission denied" }
+        if words.contains("timeout expired") || words.contains("timed out") { return "timeout" }
+        return kind == .unavailable ? "unreachable" : nil
+    }
+
+    public var description: String { "PostgreSQL error (\(cause ?? "\(kind)")\(sqlState.map { ", \($0)" } ?? "")): \(message)" }
 }

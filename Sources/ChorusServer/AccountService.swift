@@ -164,7 +164,7 @@ final class AccountService: Sendable {
     private func upgradeHash(of account: AccountRecord, password: String, then done: @escaping @Sendable () -> Void) {
         guard let encoded = try? hasher.hash(password) else { return done() }
         database.submit({ db in try db.setPasswordHash(accountID: account.id, hash: encoded) }) { result in
-            if case .failure(let error) = result { Log.info("could not upgrade the hash of \(account.name): \(error)") }
+            if case .failure(let error) = result { Log.error("could not upgrade password hash", ["user": account.name, "error": error]) }
             done()
         }
     }
@@ -177,7 +177,9 @@ final class AccountService: Sendable {
                                       then next: @escaping @Sendable (T) -> Void) {
         database.submit(job) { result in
             switch result {
-            case .success(let value): next(value)
+            case .success(let value):
+                StoreFailureLog.succeeded()
+                next(value)
             case .failure(let error): completion(.failure(Self.clientError(error)))
             }
         }
@@ -195,7 +197,7 @@ final class AccountService: Sendable {
             do {
                 next(try hasher.hash(password))
             } catch {
-                Log.info("password hashing failed: \(error)")
+                Log.error("password hashing failed", ["error": error])
                 completion(.failure(.hashFailed))
             }
         }
@@ -219,7 +221,7 @@ final class AccountService: Sendable {
             case .failed: return ChorusError.storageFailed.worded(error.reason)
             }
         default:
-            Log.info("unexpected: \(error)")
+            Log.error("unexpected error", ["error": error])
             return .internalError
         }
     }

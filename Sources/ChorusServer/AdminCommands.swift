@@ -80,7 +80,7 @@ extension CommandContext {
             ("uptime", .int(Int(status.uptime))), ("sessions", .int(sessions)), ("online", .int(status.usersOnline)),
             ("accounts", .int(totals.accounts)), ("rooms", .int(totals.rooms)), ("tasks", .int(totals.tasks)),
             ("open_tasks", .int(totals.openTasks)), ("messages", .int(totals.messages)), ("events", .int(totals.events)),
-            ("events_per_second", .string(String(format: "%.2f", status.eventsPerSecond))),
+            ("events_per_second", .raw(String(format: "%.2f", status.eventsPerSecond.isFinite ? status.eventsPerSecond : 0))),
             ("events_last_minute", .int(status.eventsLastMinute)), ("memory_bytes", .int(memory)),
             ("closed_by_limit", closes), ("log_lines_dropped", .int(status.droppedLogLines)),
         ] + (nodes.map { nodeFields($0) } ?? [])))
@@ -92,7 +92,7 @@ extension CommandContext {
         let account = try user(named: name)
         guard account.id != caller.id || !disabled else { throw DomainError.disableSelf }
         _ = try db.setDisabled(name: account.name, disabled)
-        Log.info("admin: \(caller.name) \(disabled ? "disabled" : "enabled") \(account.name)")
+        Log.info(disabled ? "admin disabled" : "admin enabled", ["user": account.name, "by": caller.name])
         var done = result(.ok("\(account.name) is \(disabled ? "disabled; their sessions are closed" : "enabled")",
                               [("user", .string(account.name)), ("disabled", .bool(disabled))]))
         if disabled {
@@ -106,7 +106,7 @@ extension CommandContext {
     func adminKick(_ name: String) throws -> CommandResult {
         try requireAdmin()
         let account = try user(named: name)
-        Log.info("admin: \(caller.name) kicked \(account.name)")
+        Log.info("admin kicked", ["user": account.name, "by": caller.name])
         var done = result(.ok("closed the sessions of \(account.name)", [("user", .string(account.name))]))
         done.closeUsers = [account.id]
         done.closeReason = "disconnected by a server admin"
@@ -122,7 +122,7 @@ extension CommandContext {
         let event = try emit("room.deleted", room: id, payload: [("room", .int(id)), ("name", .string(room.name))],
                              text: "server admin \(caller.name) deleted \(room.name)", audience: audience)
         try db.closeMembership(room: id, user: nil, atEvent: event)
-        Log.info("admin: \(caller.name) deleted room #\(id) \(room.name)")
+        Log.info("admin deleted room", ["room": id, "name": room.name, "by": caller.name])
         return result(.ok("deleted room #\(id) \(room.name)", [("room", .int(id))]))
     }
 }

@@ -124,11 +124,11 @@ final class ClusterPresence: Presence {
         do {
             round = try board.heartbeat(report)
         } catch {
-            if !failing { Log.info("presence: heartbeat failed, retrying every \(board.timing.heartbeat) s: \(error)") }
+            if !failing { Log.error("heartbeat failed", ["retry_every": board.timing.heartbeat, "error": error]) }
             failing = true
             return
         }
-        if failing { Log.info("presence: heartbeat works again") }
+        if failing { Log.info("heartbeat works again") }
         failing = false
         let others = round.live.filter { $0.node != board.node }
         var users: Set<Int64> = []
@@ -136,8 +136,8 @@ final class ClusterPresence: Presence {
         let ownLag = round.live.first { $0.node == board.node }?.lag
         view.withLock { $0 = View(others: others, users: users, ownLag: ownLag, readAt: MonotonicTime.nanoseconds()) }
         for gone in round.retired {
-            Log.info("presence: node \(gone.node) no longer counts (its lease ran out or its process is gone); "
-                + "ended \(gone.backendsEnded) of its database connections")
+            // Its lease ran out or its process is gone.
+            Log.warn("node retired", ["retired": gone.node, "connections_ended": gone.backendsEnded])
         }
     }
 }

@@ -143,17 +143,17 @@ final class EventTail<Own: Sendable, Foreign: Sendable>: Sendable {
             if stopping { break }
             if ring {
                 // A lost doorbell costs the others one poll interval, nothing more.
-                do { try feed.ringDoorbell() } catch { if !failing { Log.info("event tail: doorbell: \(error)") } }
+                do { try feed.ringDoorbell() } catch { if !failing { Log.warn("tail doorbell failed", ["error": error]) } }
             }
             var moved = false
             let now = Date()
             if wake == .doorbell || mustRead || now >= nextPoll {
                 do {
                     moved = try catchUp()
-                    if failing { Log.info("event tail: reading the log again") }
+                    if failing { Log.info("tail works again") }
                     failing = false
                 } catch {
-                    if !failing { Log.info("event tail: \(error); trying again every \(settings.pollInterval) s") }
+                    if !failing { Log.error("tail failed", ["retry_every": settings.pollInterval, "error": error]) }
                     failing = true
                 }
                 if now >= nextPoll || wake == .doorbell { nextPoll = now.addingTimeInterval(settings.pollInterval) }
@@ -204,9 +204,9 @@ final class EventTail<Own: Sendable, Foreign: Sendable>: Sendable {
                 return drain(&state)
             }
             if handed { delivered() }
-            Log.info("event tail: ids \(gap.lowerBound)-\(gap.upperBound) committed here with no completion; delivered from the log")
+            Log.warn("tail delivered ids committed here with no completion", ["from": gap.lowerBound, "to": gap.upperBound])
         } catch {
-            Log.info("event tail: reading back ids \(gap.lowerBound)-\(gap.upperBound): \(error)")
+            Log.error("tail could not read back ids", ["from": gap.lowerBound, "to": gap.upperBound, "error": error])
         }
         return nil
     }

@@ -76,7 +76,7 @@ final class StoredFailedLoginCounts: FailedLoginCounts {
     /// The login waits for the delete, so a node asked next sees the counts gone.
     func succeeded(name: String, address: String, then: @escaping @Sendable () -> Void) {
         database.submit({ db in try db.forgetLoginFailures(name: Self.rowName(name), address: address) }) { result in
-            if case .failure(let error) = result { Log.info("could not clear the failed logins of \(name): \(error)") }
+            if case .failure(let error) = result { Log.error("could not clear failed logins", ["user": name, "error": error]) }
             then()
         }
     }

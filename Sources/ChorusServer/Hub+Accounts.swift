@@ -23,8 +23,9 @@ extension Hub {
                 switch result {
                 case .failure(let error):
                     if error.code == 403 || error.code == 429 {
-                        Log.info("sign-up refused code=\(error.code) name=\(name.lowercased()) addr=\(address) "
-                            + "registration=\(mode.rawValue) register_rate=\(rate) invite=\(invite == nil ? "no" : "yes")")
+                        Log.warn("sign-up refused", ["code": error.code, "name": name.lowercased(), "addr": address,
+                                                     "registration": mode.rawValue, "register_rate": rate,
+                                                     "invite": invite == nil ? "no" : "yes"])
                     }
                     done(result)
                 case .success(let signUp) where signUp.joined.deliveries.isEmpty:
@@ -48,22 +49,24 @@ extension Hub {
             if let room = signUp.room {
                 fields.append(("room", room.shape))
                 joined = " and a member of \(room.name) (#\(room.id))"
-                Log.info("registered \(account.name) from \(address) with an invite to room #\(room.id)")
+                Log.info("registered", ["user": account.name, "addr": address, "session": session.id, "room": room.id])
             } else {
-                Log.info("registered \(account.name) from \(address)")
+                Log.info("registered", ["user": account.name, "addr": address, "session": session.id])
             }
             return .ok("welcome \(account.name) — you are logged in\(joined)", fields)
         }
     }
 
     /// LOGIN NAME PASSWORD — an unknown name and a wrong password answer alike; too many
-    /// failures answer 429 (`FailedLoginCounts`).
+    /// failures answer 429 (`FailedLoginCounts`). Each login, failure and throttle is a
+    /// log line with the name as typed and the address, never the password.
     func login(name: String, password: String, session: Session, tag: String?) {
         let address = session.connection.peerHost
         let hub = bound
         runOffLoop(session, tag: tag) { [accounts, database, clock, state] done in
             accounts.login(name: name, password: password, from: address) { result in
                 guard case .success(let account) = result else {
+                    if case .failure(let error) = result { Self.logRefusedLogin(error, name: name, address: address) }
                     return done(result.map { LoginOutcome(account: $0, summary: "", notices: [], streamStart: 0) })
                 }
                 // What waits for this person: a summary, and notices kept while they were away.
@@ -78,6 +81,7 @@ extension Hub {
         } finish: { [unowned self] session, login in
             setAccount(login.account, of: session)
             session.tokenID = nil
+            Log.info("login", ["user": login.account.name, "addr": address, "session": session.id])
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
             return .ok("logged in as \(login.account.name)\(login.summary)", [("user", Self.userShape(login.account))])
@@ -90,6 +94,7 @@ extension Hub {
     /// is looked up; a disabled account's tokens are refused like unknown ones.
     func authenticate(token: String, session: Session, tag: String?) {
         let digest = Digest.sha256Hex(token)
+        let address = session.connection.peerHost
         let hub = bound
         runOffLoop(session, tag: tag) { [database, clock, state] done in
             Self.startLiveStream(database: database, state: state, hub: hub) { db, start -> (LoginOutcome, Int64) in
@@ -100,17 +105,34 @@ extension Hub {
                                      notices: try db.takePendingNotices(user: account.id, upTo: start), streamStart: start),
                         tokenID)
             } then: { result in
-                done(result.mapError(AccountService.clientError))
+                let outcome = result.mapError(AccountService.clientError)
+                if case .failure(let error) = outcome, error.code == 401 {
+                    Log.warn("login failed", ["addr": address, "with": "token"])
+                }
+                done(outcome)
             }
         } finish: { [unowned self] session, outcome in
             let (login, tokenID) = outcome
             setAccount(login.account, of: session)
             session.tokenID = tokenID
+            Log.info("login", ["user": login.account.name, "addr": session.connection.peerHost, "session": session.id,
+                               "with": "token"])
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
             return .ok("logged in as \(login.account.name) with a token\(login.summary)", [("user", Self.userShape(login.account))])
         } unanswered: { [unowned self] outcome in
             holdAgain(outcome.0.notices, for: outcome.0.account.id)
+        }
+    }
+
+    /// The line a refused LOGIN leaves: wrong name or password, throttled, or disabled.
+    /// Store failures have their own (`StoreFailureLog`).
+    private static func logRefusedLogin(_ error: ChorusError, name: String, address: String) {
+        switch error.code {
+        case 401: Log.warn("login failed", ["user": name, "addr": address])
+        case 429: Log.warn("login throttled", ["user": name, "addr": address])
+        case 403: Log.warn("login refused", ["user": name, "addr": address, "reason": "disabled"])
+        default: break
         }
     }
 

@@ -76,6 +76,7 @@ extension Hub {
             // this one with the reply when the bus says so, and the scheduler's loop any
             // new notice time. Failures go through the bus too, so replies keep their order.
             let outcome = result.mapError(AccountService.clientError)
+            if case .success = outcome { StoreFailureLog.succeeded() }
             let hubs = state.hubs
             let fanOut = (try? outcome.get()).map { FanOut($0, issuer: sessionID, state: state, loops: hubs.count) }
             let reply: Reply = switch outcome {

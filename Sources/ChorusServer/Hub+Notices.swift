@@ -56,12 +56,13 @@ extension Hub {
                 let hub = hub.value
                 switch result {
                 case .success(let fired):
+                    if hub.noticeCheckFailing { Log.info("scheduler works again") }
                     hub.noticeCheckFailing = false
                     if case .some(let next) = fired.nextNotice { hub.armNoticeTimer(at: next) }
                 case .failure(let error):
                     let retry = state.scheduler.checkEvery ?? 60
                     // Once per outage: a node checking every second would log every second.
-                    if !hub.noticeCheckFailing { Log.info("scheduler: \(error); trying again every \(Int(retry)) s") }
+                    if !hub.noticeCheckFailing { Log.error("scheduler failed", ["retry_every": Int(retry), "error": error]) }
                     hub.noticeCheckFailing = true
                     hub.armNoticeTimer(at: clock.now().addingTimeInterval(retry))
                 }
@@ -94,7 +95,7 @@ extension Hub {
         database.submit({ db in
             for event in events { try db.addPendingNotice(user: user, event: event.id) }
         }) { result in
-            if case .failure(let error) = result { Log.info("could not hold taken notices again: \(error)") }
+            if case .failure(let error) = result { Log.error("could not hold taken notices again", ["user": user, "error": error]) }
         }
     }
 }

@@ -12,13 +12,13 @@ public struct ListeningNames: Equatable, Sendable {
     /// `addresses` lists the interfaces' addresses; when it fails (under a sandbox that
     /// forbids the AF_NETLINK socket glibc needs, say) `warn` gets one line saying so.
     public init(host: String, addresses: () throws -> [String] = Self.interfaceAddresses,
-                warn: (String) -> Void = Log.info) {
+                warn: (String) -> Void = { Log.warn($0) }) {
         if Self.isWildcard(host) {
             if let name = Self.machineName() { add(name) }
             do {
                 for address in try addresses() { add(address) }
             } catch {
-                warn("warning: cannot list this machine's network addresses (\(error)); a self-signed certificate made for --host \(host) will lack them, and clients that dial them will fail verification")
+                warn("cannot list this machine's network addresses (\(error)); a self-signed certificate made for --host \(host) will lack them, and clients that dial them will fail verification")
             }
         } else {
             add(host)

@@ -91,7 +91,7 @@ public final class Server: Sendable {
             database.submit({ db in
                 for notice in unreached { try db.addPendingNotice(user: notice.user, event: notice.event) }
             }) { result in
-                if case .failure(let error) = result { Log.info("could not keep notices for later: \(error)") }
+                if case .failure(let error) = result { Log.error("could not keep notices for later", ["error": error]) }
             }
         }
         let accounts: AccountService

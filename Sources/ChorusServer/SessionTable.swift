@@ -86,18 +86,19 @@ final class SessionTable {
         }
     }
 
-    /// One `key=value` line per close a limit forced, and its count for ADMIN STATS.
+    /// One `close` line per close a limit forced, with the setting that did it, and its
+    /// count for ADMIN STATS.
     private func logLimitClose(_ limit: LimitClose, of session: Session) {
         state.limitCloses.withLock { $0[limit, default: 0] += 1 }
-        let setting: String
-        switch limit {
-        case .sendq: setting = "sendq=\(configuration.sendQueueBytes)"
-        case .sendTimeout: setting = "send_timeout=\(Int(configuration.sendTimeout))"
-        case .idle: setting = "idle_timeout=\(Int(configuration.idleTimeout))"
-        case .handshakeTimeout: setting = "handshake_timeout=\(Int(configuration.handshakeTimeout))"
-        }
         let user = session.account?.name ?? "-"
-        Log.info("close reason=\(limit.rawValue) user=\(user) addr=\(session.connection.peerHost) session=\(session.id) \(setting)")
+        let (setting, value): (String, Int) = switch limit {
+        case .sendq: ("sendq", configuration.sendQueueBytes)
+        case .sendTimeout: ("send_timeout", Int(configuration.sendTimeout))
+        case .idle: ("idle_timeout", Int(configuration.idleTimeout))
+        case .handshakeTimeout: ("handshake_timeout", Int(configuration.handshakeTimeout))
+        }
+        Log.warn("close", ["reason": limit.rawValue, "user": user, "addr": session.connection.peerHost, "session": session.id,
+                           setting: value])
     }
 
     // MARK: Logins

@@ -25,7 +25,7 @@ final class StoredNoticeLedger: NoticeLedger {
         let pairs = reached.map { (user: $0.user, event: $0.event) }
         database.submit({ db in try db.forgetPendingNotices(pairs) }) { result in
             // Kept rows come again at the next login: once more, never lost.
-            if case .failure(let error) = result { Log.info("could not forget delivered notices: \(error)") }
+            if case .failure(let error) = result { Log.error("could not forget delivered notices", ["error": error]) }
         }
     }
 }

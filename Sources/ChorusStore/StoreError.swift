@@ -23,17 +23,22 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public let reason: String?
     /// What was being done and the engine's own words, for the log.
     public let message: String
+    /// Why, in the words an admin acts on ("authentication failed", "permission denied",
+    /// "unreachable", "timeout"), when the engine can tell: a wrong password must not
+    /// read like a database that is down.
+    public let cause: String?
 
-    public init(_ kind: Kind, reason: String? = nil, message: String? = nil) {
+    public init(_ kind: Kind, reason: String? = nil, message: String? = nil, cause: String? = nil) {
         self.kind = kind
         self.reason = reason
         self.message = message ?? reason ?? "\(kind)"
+        self.cause = cause
     }
 
     /// The same failure, with what the caller was doing in front of the message.
     public func doing(_ context: String) -> StoreError {
-        StoreError(kind, reason: reason, message: "\(context): \(message)")
+        StoreError(kind, reason: reason, message: "\(context): \(message)", cause: cause)
     }
 
-    public var description: String { "store error (\(kind)): \(message)" }
+    public var description: String { "store error (\(cause ?? "\(kind)")): \(message)" }
 }

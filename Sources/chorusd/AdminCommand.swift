@@ -34,7 +34,7 @@ enum AdminCommand {
             }
         }
         guard changed else { fail("no account named \(normalized)") }
-        Log.info("admin: command line \(grant ? "granted" : "revoked") server admin for \(normalized)")
+        Log.info(grant ? "admin granted" : "admin revoked", ["user": normalized, "by": "command line"])
         print("\(normalized) is \(grant ? "now" : "no longer") a server admin")
     }
 }

@@ -74,6 +74,8 @@ case .serve(let configuration, let store):
 }
 
 func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
+    // Every line of a cluster node says which node wrote it, start-up warnings included.
+    if case .postgres = store { Log.setNode(configuration.node ?? "") }
     // First of all: a second chorusd on this folder says only that, and touches nothing.
     // On PostgreSQL nodes share the store on purpose, and the folder holds nothing.
     let folderLock: DataFolderLock
@@ -88,7 +90,7 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
         fail("\(error)")
     }
     if configuration.scrypt.logN < 14 {
-        Log.info("warning: --scrypt-log-n \(configuration.scrypt.logN) makes password hashes cheap to crack; use it for tests only")
+        Log.warn("cheap password hashes", ["scrypt_log_n": configuration.scrypt.logN, "advice": "use it for tests only"])
     }
     do {
         let outcome = try DefaultCertificate.ensure(certificatePath: configuration.certificatePath,
@@ -103,7 +105,8 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
                 let remedy = configuration.certificatePath == DefaultCertificate.certificatePath
                     ? "to make a new self-signed one that does, stop chorusd, delete \(DefaultCertificate.certificatePath) and \(DefaultCertificate.keyPath), and start it again (clients will see a new fingerprint)"
                     : "use a certificate that names them"
-                Log.info("warning: \(configuration.certificatePath) does not name \(missing.joined(separator: ", ")); clients that connect by those names will fail verification; \(remedy)")
+                Log.warn("certificate lacks names clients may dial", ["certificate": configuration.certificatePath,
+                                                                      "missing": missing.joined(separator: ","), "remedy": remedy])
             }
         }
     } catch {
@@ -117,7 +120,7 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
         // upgrades its schema here, before the port is bound.
         let timing = try PresenceTimingVariable.timing(environment: ProcessInfo.processInfo.environment)
         let parts = try store.serving(node: node, presence: timing)
-        if case .postgres = store { Log.info("store: \(store.shown), node \(node)") }
+        if case .postgres = store { Log.info("cluster node", ["database": store.shown]) }
         server = try Server.start(configuration, store: parts.opener, holding: folderLock, feed: parts.feed,
                                   presence: parts.presence)
     } catch {
@@ -139,13 +142,13 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
             do {
                 try server.reloadCertificates()
                 let fingerprint = (try? CertificateFingerprint.sha256(pemFile: configuration.certificatePath)) ?? "?"
-                Log.info("SIGHUP: reloaded \(configuration.certificatePath) (SHA-256 \(fingerprint)); open sessions keep going")
+                Log.info("certificate reloaded", ["signal": "SIGHUP", "certificate": configuration.certificatePath, "sha256": fingerprint])
             } catch {
-                Log.info("SIGHUP: kept the old certificate: \(error)")
+                Log.error("kept the old certificate", ["signal": "SIGHUP", "certificate": configuration.certificatePath, "error": error])
             }
             continue
         }
-        Log.info("signal \(signal): shutting down")
+        Log.info("shutting down", ["signal": signal])
         break
     }
     server.shutDown()

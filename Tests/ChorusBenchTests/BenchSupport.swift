@@ -60,13 +60,13 @@ final class BenchServer {
     }
 
     /// The account numbers of `kind` (`w` for writers, `c` for connections' accounts) this
-    /// server logged as registered, from its `registered bRUNIDKINDN from ...` lines; waits
+    /// server logged as registered, from its `msg=registered user=bRUNIDKINDN ...` lines; waits
     /// up to 5 s for `expected` of them (the log is written by a thread of its own).
     func registered(kind: Character, expected: Int) -> Set<Int> {
         var numbers: Set<Int> = []
         for _ in 0..<250 {
             let log = (try? String(contentsOfFile: folder.path + "/chorusd.err", encoding: .utf8)) ?? ""
-            numbers = Set(log.matches(of: /registered b[a-z0-9]{6}([a-z])(\d+) from/).compactMap { match in
+            numbers = Set(log.matches(of: /msg=registered user=b[a-z0-9]{6}([a-z])(\d+) addr=/).compactMap { match in
                 match.output.1.first == kind ? Int(match.output.2) : nil
             })
             if numbers.count >= expected { break }

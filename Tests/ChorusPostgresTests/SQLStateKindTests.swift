@@ -49,3 +49,21 @@ import Testing
         #expect(error.storeError.reason == nil)
     }
 }
+
+/// The cause a database error names in the log (CONTRACT §12): what an admin fixes, not
+/// the store's kind. Before, a wrong password read "store error (unavailable)".
+@Suite struct PostgresErrorCauseTests {
+    @Test func theCauseIsNamed() {
+        let wrongPassword = PostgresError(sqlState: nil, kind: .unavailable, message:
+            "cannot connect to PostgreSQL: connection to server at \"127.0.0.1\", port 5432 failed: FATAL:  password authentication failed for user \"chorus\"")
+        #expect(wrongPassword.cause == "authentication failed")
+        #expect("\(wrongPassword.storeError)".hasPrefix("store error (authentication failed): "))
+        #expect(PostgresError(sqlState: "28P01", kind: .failed, message: "x").cause == "authentication failed")
+        #expect(PostgresError(sqlState: "42501", kind: .failed, message: "permission denied for schema public").cause == "permission denied")
+        #expect(PostgresError(sqlState: "57014", kind: .unavailable, message: "canceling statement").cause == "timeout")
+        #expect(PostgresError(sqlState: nil, kind: .unavailable, message: "cannot connect to PostgreSQL: timeout expired").cause == "timeout")
+        let refused = PostgresError(sqlState: nil, kind: .unavailable, message: "cannot connect to PostgreSQL: Connection refused")
+        #expect(refused.cause == "unreachable")
+        #expect(PostgresError(sqlState: "23505", kind: .duplicate, message: "taken").cause == nil)
+    }
+}

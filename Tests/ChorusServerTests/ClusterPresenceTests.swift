@@ -117,7 +117,7 @@ struct ClusterPresenceTests {
         #expect(pair.a.waitForExit() == 128 + SIGKILL)
         #expect(Self.eventually { try Self.online("bob", in: pair.room, to: pair.ann) == false }, "bob's node died")
         #expect(Self.eventually { try Self.nodeNames(to: pair.ann) == ["b"] })
-        #expect(pair.b.stderr.waitForLine(containing: ["node a no longer counts"]) != nil, "\(pair.b.stderr.text)")
+        #expect(pair.b.stderr.waitForLine(containing: ["msg=\"node retired\" retired=a"]) != nil, "\(pair.b.stderr.text)")
     }
 
     /// SIGSTOP: the node's connections stay open, so it counts until its lease runs out;
@@ -131,7 +131,7 @@ struct ClusterPresenceTests {
         // ADMIN STATS reads the node list a moment apart from ROOM SHOW's presence: a loaded
         // machine (a full run) saw a listed a little longer.
         #expect(Self.eventually { try Self.nodeNames(to: pair.ann) == ["b"] })
-        #expect(pair.b.stderr.waitForLine(containing: ["node a no longer counts", "ended 3 of its database connections"]) != nil,
+        #expect(pair.b.stderr.waitForLine(containing: ["msg=\"node retired\" retired=a", "connections_ended=3"]) != nil,
                 "\(pair.b.stderr.text)")
         pair.a.resume()
         #expect(Self.eventually { try Self.online("bob", in: pair.room, to: pair.ann) == true }, "a is back")
@@ -164,7 +164,7 @@ struct ClusterPresenceTests {
         let second = try ChorusNode.launch(postgres: database, name: "twin", environment: Self.timing)
         #expect(second.waitForExit() == 2)
         // The test flags' cheap hashes draw a warning of their own first.
-        let said = second.stderr.text.split(separator: "\n").filter { !$0.contains("--scrypt-log-n") }
+        let said = second.stderr.text.split(separator: "\n").filter { !$0.contains("msg=\"cheap password hashes\"") }
         #expect(said.count == 1 && said.first?.hasPrefix("chorusd: node name twin is in use by another running node") == true,
                 "\(said)")
         let client = try TestClient(port: first.port, certificatePath: first.certificatePath)

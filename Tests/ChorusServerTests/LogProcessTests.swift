@@ -1,3 +1,4 @@
+import ChorusPostgres
 import ChorusClient
 import Foundation
 import Glibc
@@ -5,7 +6,8 @@ import Testing
 import ChorusTestSupport
 
 /// chorusd's standard error as operators wire it: a pipe whose reader left, a pipe nobody
-/// reads, and the `key=value` lines it writes when a limit closes a session.
+/// reads, and the logfmt lines it writes (CONTRACT §12): logins, failed logins, throttles,
+/// closes by a limit.
 @Suite(.timeLimit(.minutes(10))) struct LogProcessTests {
     static let password = "correct horse battery staple"
 
@@ -239,5 +241,103 @@ import ChorusTestSupport
         #expect(line?.contains("send_timeout=2") == true, "\(server.stderr.text)")
         #expect(try Self.closed(by: "send_timeout", sender) == 1)
         withExtendedLifetime(sleeper) {}  // connected, reading nothing, until the close
+    }
+
+    /// The keys every line must have, checked on the parsed line: `ts` (RFC 3339 UTC with
+    /// milliseconds), `level`, then `node` when `node` is given (and none otherwise), then
+    /// `msg`. Returns the fields, or records why the line is not such a line.
+    static func checkedLine(_ line: String, node: String?) -> [(key: String, value: String)]? {
+        guard let fields = Logfmt.parse(line) else {
+            Issue.record("not logfmt: \(line)")
+            return nil
+        }
+        let keys = fields.map(\.key)
+        let head = ["ts", "level"] + (node == nil ? [] : ["node"]) + ["msg"]
+        #expect(Array(keys.prefix(head.count)) == head, "\(line)")
+        #expect(keys.filter { $0 == "node" }.count == (node == nil ? 0 : 1), "\(line)")
+        #expect(fields[0].value.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(line)")
+        #expect(["info", "warn", "error"].contains(fields[1].value), "\(line)")
+        if let node { #expect(fields[2].value == node, "\(line)") }
+        return fields
+    }
+
+    /// A session of sign-up, login, failed logins up to the throttle and an idle close, then
+    /// SIGTERM: every line on standard error is logfmt with the keys CONTRACT §12 names and
+    /// no node= (no --postgres); the login, each failure and the throttle are a line each,
+    /// and none holds a password. Before, only `close` lines were key=value, timestamps had
+    /// whole seconds, and logins, failures and throttles left no line.
+    @Test func everyLineOfASessionIsLogfmtAndLoginsAreLogged() throws {
+        let server = try LoggedDaemon(["--idle-timeout", "2"])
+        let wrong = "wrong horse battery staple"
+        let ann = try server.client()
+        #expect(try ann.last("REGISTER ann \"\(Self.password)\"").hasPrefix("OK"))
+        let again = try server.client()
+        #expect(try again.last("LOGIN ann \"\(Self.password)\"").hasPrefix("OK"))
+        let guesser = try server.client()
+        var failures = 0
+        var throttled = false
+        while !throttled && failures < 20 {
+            let reply = try guesser.last("LOGIN ann \"\(wrong)\"")
+            if reply.hasPrefix("ERR 401") { failures += 1 } else { throttled = reply.hasPrefix("ERR 429") }
+        }
+        #expect(failures > 0 && throttled)
+        #expect(server.waitForLine(containing: ["msg=\"login throttled\"", "user=ann", "addr=127.0.0.1"]) != nil)
+        #expect(server.waitForLine(containing: ["msg=close", "reason=idle"]) != nil, "\(server.stderr.text)")
+        server.stop()
+        #expect(server.waitForLine(containing: ["msg=\"stopped cleanly\""]) != nil)
+
+        let lines = server.stderr.text.split(separator: "\n").map(String.init)
+        var messages: [String] = []
+        for line in lines {
+            guard let fields = Self.checkedLine(line, node: nil) else { continue }
+            let msg = fields[2].value
+            messages.append(msg)
+            #expect(!line.contains(wrong) && !line.contains(Self.password), "a password in the log: \(line)")
+            if msg.hasPrefix("login") {
+                #expect(fields.contains { $0.key == "user" && $0.value == "ann" } && fields.contains { $0.key == "addr" && $0.value == "127.0.0.1" }, "\(line)")
+            }
+        }
+        #expect(messages.filter { $0 == "registered" }.count == 1, "\(messages)")
+        #expect(messages.filter { $0 == "login" }.count == 1, "\(messages)")
+        #expect(messages.filter { $0 == "login failed" }.count == failures, "\(messages)")
+        #expect(messages.filter { $0 == "login throttled" }.count == 1, "\(messages)")
+        #expect(messages.contains("close") && messages.contains("shutting down"), "\(messages)")
+    }
+
+    /// A cluster node names itself on every line (`node=` third, after `ts` and `level`),
+    /// start-up lines included; a single server names none (above).
+    @Test func aClusterNodeNamesItselfOnEveryLine() throws {
+        let database = try ThrowawayPostgres.sharedCluster().makeDatabase()
+        let node = try ChorusNode.start(postgres: database, name: "n1")
+        let client = try TestClient(port: node.port, certificatePath: node.certificatePath)
+        #expect(try client.last("REGISTER ann \"\(Self.password)\"").hasPrefix("OK"))
+        #expect(try client.last("LOGIN ann \"not the password at all\"").hasPrefix("ERR 401"))
+        #expect(node.stderr.waitForLine(containing: ["msg=\"login failed\""]) != nil, "\(node.stderr.text)")
+        #expect(node.stop() == 0)
+        let lines = node.stderr.text.split(separator: "\n").map(String.init)
+        #expect(lines.count >= 3, "\(lines)")
+        for line in lines {
+            _ = Self.checkedLine(line, node: "n1")
+            #expect(!line.contains("not the password at all"), "\(line)")
+        }
+    }
+
+    /// A role without the CREATE right on the schema: chorusd refuses to start with one
+    /// line that names the cause, not the schema's SQL. Before, the refusal ran to three
+    /// lines, the CREATE statement and the server's caret included.
+    @Test func aMissingCreateRightIsOneLineNamingIt() throws {
+        let database = try ThrowawayPostgres.sharedCluster().makeDatabase()
+        let role = "nocreate_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = try PostgresConnection(database)
+        try admin.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+        try admin.execute("CREATE ROLE \(role) LOGIN")
+        let directory = try TemporaryDirectory()
+        let result = try ProcessTests.run(["--postgres", database.replacingOccurrences(of: "user=postgres", with: "user=\(role)"),
+                                           "--node", "n1", "--port", "0"], in: directory.path)
+        #expect(result.status != 0)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("permission denied") && !result.stderr.contains("LINE 1"), "\(result.stderr)")
+        #expect(result.stderr.count < 400, "\(result.stderr)")
     }
 }

@@ -24,7 +24,7 @@ struct PostgresNodeTests {
         let node = try ChorusNode.start(postgres: database, name: "n1", flags: ["--data", "data"])
         #expect(node.daemon.stdoutLines.contains { $0.contains("node n1 listening on 127.0.0.1:\(node.port)") },
                 "\(node.daemon.stdoutLines)")
-        #expect(node.stderr.waitForLine(containing: ["store: PostgreSQL", "node n1"]) != nil, "\(node.stderr.text)")
+        #expect(node.stderr.waitForLine(containing: ["node=n1", "msg=\"cluster node\"", "database=\"PostgreSQL"]) != nil, "\(node.stderr.text)")
         let ann = try Self.client(node)
         #expect(try ann.last("REGISTER ann \"\(Self.password)\"").hasPrefix("OK"))
         ann.mode = "json"

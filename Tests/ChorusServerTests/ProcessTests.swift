@@ -139,7 +139,7 @@ import ChorusTestSupport
         #expect(try client.last("REGISTER second \"second secret password\"").hasPrefix("ERR 429 "))
         daemon.process.terminate()
         let log = daemon.finish().stderr
-        #expect(log.contains("sign-up refused code=429 name=second addr=127.0.0.1 registration=invite register_rate=1"), "\(log)")
+        #expect(log.contains("msg=\"sign-up refused\" code=429 name=second addr=127.0.0.1 registration=invite register_rate=1"), "\(log)")
         #expect(!log.contains("second secret password"), "\(log)")
     }
 
