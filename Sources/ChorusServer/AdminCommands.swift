@@ -16,7 +16,7 @@ extension CommandContext {
     func adminUsers() throws -> CommandResult {
         try requireAdmin()
         let accounts = try db.allAccounts()
-        // With several nodes, also where each one's sessions are (AdminCommands+Cluster).
+        // With several nodes, also where each one's sessions are (AdminNodeFields).
         let nodes = status.nodes
         let body = accounts.map { entry in
             let flags = [entry.account.admin ? "admin" : nil, entry.account.disabled ? "DISABLED" : nil,

@@ -129,7 +129,8 @@ struct ServerStatus: Sendable {
 }
 
 /// One household command's run on the database thread: the caller, the time, the open
-/// transaction, and the events it records. Handlers (`Room/Task/ChatCommands.swift`) are
+/// transaction, and the events it records. Handlers (the `*Commands.swift` files: rooms,
+/// invitations, blocks, tasks, chat, planning, tokens, admin; `DueNotices.swift`) are
 /// methods on it; they look things up, ask the domain (`Permissions`, `TaskLifecycle`, ...),
 /// write what it decided, and call `emit` for each event, so
 /// the event is stored in the same transaction as the change.

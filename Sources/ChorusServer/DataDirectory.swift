@@ -13,7 +13,9 @@ enum DataDirectory {
             guard isDirectory.boolValue else { throw StartupError("data folder \(path) is not a folder") }
         } else {
             do {
-                let parent = (path as NSString).deletingLastPathComponent
+                // Cut by hand: Foundation's deletingLastPathComponent trapped on a one-letter
+                // relative path (`--data d` crashed chorusd).
+                let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
                 if !parent.isEmpty { try files.createDirectory(atPath: parent, withIntermediateDirectories: true) }
             } catch {
                 throw StartupError("cannot create data folder \(path): \(error.localizedDescription)")

@@ -14,8 +14,9 @@ protocol EventBus: Sendable {
     /// The loops of this node; empty once it shuts down.
     func attach(_ hubs: [LoopBound<Hub>])
 
-    /// Called once per completed job, in commit order, failures and jobs without events
-    /// included (their replies keep their place). Hands `fanOut` to every loop but the
+    /// Called once per completed command job, in commit order, failures and jobs without
+    /// events included (their replies keep their place); a scheduler check that failed has
+    /// nothing to hand on and is not published. Hands `fanOut` to every loop but the
     /// issuer's, and runs `issuer`'s part on its loop with the gate its reply waits for
     /// (open once the other loops have written the events); the bus decides when.
     ///

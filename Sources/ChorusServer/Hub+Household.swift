@@ -43,8 +43,9 @@ extension Hub {
         run(session, request, needsLoopState: job.needsLoopState, touchesTasks: job.touchesTasks) { try job.run($0, command) }
     }
 
-    /// Runs `work` on the database thread. The session reads nothing more until the reply
-    /// is back; the events go out even if the issuing session has gone meanwhile.
+    /// Runs `work` on the database thread. The session may go on reading: up to 64 household
+    /// commands overlap (`SessionInput`), and their replies come back in order; the events go
+    /// out even if the issuing session has gone meanwhile.
     /// `touchesTasks` and `needsLoopState` come from the command's route (`DatabaseJobRoute`).
     private func run(_ session: Session, _ request: Request, needsLoopState: Bool = false, touchesTasks: Bool = false,
                      _ work: @escaping @Sendable (CommandContext) throws -> CommandResult) {

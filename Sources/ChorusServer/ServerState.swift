@@ -10,8 +10,9 @@ import Synchronization
 ///
 /// Nothing here is on the per-session path. Sessions, their reads and writes and the
 /// fan-out to them belong to one loop each and take no lock; these are touched at
-/// connect, login, logout and for ADMIN figures, and by the database thread once per
-/// committed job (the hub list and the event rate).
+/// connect, login, logout, by the commands that show who is online (ROOM SHOW, ADMIN:
+/// the presence lock), and by the database thread once per committed job (the hub list
+/// and the event rate).
 final class ServerState: Sendable {
     /// Sessions open on all loops, for `--max-connections`.
     let sessionCount = Atomic<Int>(0)

@@ -46,6 +46,19 @@ import Testing
         #expect(third.finish().status == 0)
     }
 
+    /// A new data folder with a one-letter name, or nested, is made and served (`--data d`
+    /// crashed chorusd with SIGILL while it worked out the parent folder).
+    @Test func shortAndNestedFolderNamesAreMade() throws {
+        for name in ["d", "x/y", "./z"] {
+            let directory = try TemporaryDirectory()
+            let daemon = try ProcessTests.Daemon(["--port", "0", "--data", name, "--scrypt-log-n", "10"], in: directory.path)
+            #expect(try daemon.waitUntilListening(), "--data \(name)")
+            daemon.process.terminate()
+            #expect(daemon.finish().status == 0, "--data \(name)")
+            #expect(FileManager.default.fileExists(atPath: directory.path + "/" + name + "/chorus.sqlite"), "--data \(name)")
+        }
+    }
+
     /// Under umask 000, a new data folder is 0700 and the database, its -wal and -shm
     /// and the lock file are 0600; in a folder that already existed too. Before, the
     /// database files were 0666 minus the umask: readable by everyone on the machine.

@@ -120,17 +120,14 @@ final class Device {
 let defaultPassword = "correct horse battery staple"
 
 extension TestServer {
-    /// A JSON-mode session of a new account (`register`) or a further one of an existing account.
+    /// A JSON-mode session of a new account (`register`) or a further one of an existing
+    /// account, in JSON mode before it logs in, so whatever comes right after the login
+    /// (live events of a busy room, held notices) comes as JSON too.
     func device(_ name: String, label: String? = nil, register: Bool = true) throws -> Device {
-        let client: TestClient
-        if register {
-            client = try user(name)
-        } else {
-            client = try self.client()
-            let reply = try client.last("LOGIN \(name) \"\(defaultPassword)\"")
-            #expect(reply.hasPrefix("OK logged in as \(name)"), "login \(name): \(reply)")
-        }
-        return try Device(client: client, user: name, label: label ?? name, server: self)
+        let device = try Device(client: try client(), user: name, label: label ?? name, server: self)
+        let reply = try device.ok("\(register ? "REGISTER" : "LOGIN") \(name) \"\(defaultPassword)\"")
+        #expect(object(reply["user"])["name"] as? String == name, "\(register ? "REGISTER" : "LOGIN") \(name): \(reply)")
+        return device
     }
 }
 
