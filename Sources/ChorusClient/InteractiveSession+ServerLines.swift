@@ -60,17 +60,20 @@ extension InteractiveSession {
         case (_, let command as Command.Mode):
             jsonWire = command.mode == .json
         case ("LOGIN", let given as Command.Credentials):
-            loggedIn(as: .password(user: given.name, password: given.password))
+            loggedIn(as: .password(user: given.name, password: given.password), reply: line)
         case ("REGISTER", let given as Command.Registration):
-            loggedIn(as: .password(user: given.name, password: given.password))
+            loggedIn(as: .password(user: given.name, password: given.password), reply: line)
         case ("AUTH", let token as Command.Word):
-            loggedIn(as: .token(token.value))
+            loggedIn(as: .token(token.value), reply: line)
         case (_, let command as Command.Password):
             if case .password(let user, _) = credentials { credentials = .password(user: user, password: command.new) }
         case ("LOGOUT", _):
+            saveSeen(now: true)
             credentials = nil
+            account = nil
             cursor = nil
             search = nil
+            away = nil
         case ("QUIT", _):
             quitRequested = true
         default:
@@ -79,11 +82,24 @@ extension InteractiveSession {
     }
 
     /// The person logged in by hand: remember how, for reconnects, and start following
-    /// this account's events from now.
-    private func loggedIn(as login: Credentials) {
+    /// this account's events from where its last session stopped (else from now).
+    private func loggedIn(as login: Credentials, reply: ServerLine) {
+        saveSeen(now: true)
         credentials = login
+        account = Self.accountName(login, reply: reply)
         cursor = nil
-        startSearch()
+        away = nil
+        startFollowing()
+    }
+
+    /// Who a login made this session: the name given, or for a token the name in the
+    /// reply (`OK logged in as bob with a token`, or JSON `user.name`).
+    static func accountName(_ login: Credentials, reply: ServerLine) -> String? {
+        if case .password(let user, _) = login { return user }
+        if let json = reply.json { return (json["user"] as? [String: Any])?["name"] as? String }
+        guard let range = reply.untagged.range(of: "logged in as ") else { return nil }
+        let name = reply.untagged[range.upperBound...].prefix { $0 != " " }
+        return name.isEmpty ? nil : String(name)
     }
 
     // MARK: The client's own requests
@@ -125,14 +141,18 @@ extension InteractiveSession {
                 restartCursor(at: page.last, own: "replay")
                 return
             }
-            for entry in current.absorb(page, replaying: true) {
-                console.show(entry.display, style: jsonWire ? .plain : .event)
+            let missed = current.absorb(page, replaying: true)
+            if away != nil {
+                away?.take(missed)
+            } else {
+                for entry in missed { console.show(entry.display, style: jsonWire ? .plain : .event) }
             }
             cursor = current
             if page.more {
                 link?.send(own: "replay", "SYNC \(current.last) 500")
             } else {
                 replaying = false
+                showAway()
             }
         default:
             if final.kind == .error { console.notice(final.errorMessage) }
@@ -142,6 +162,7 @@ extension InteractiveSession {
     private func finishLogin(_ final: ServerLine) throws(ClientFailure) {
         if final.kind == .ok {
             if !established && !jsonWire { console.show(final.untagged, style: .ok) }
+            if cursor == nil, let credentials { account = Self.accountName(credentials, reply: final) }
             becomeReady()
             return
         }
@@ -199,6 +220,44 @@ extension InteractiveSession {
         cursor = current
         console.notice("history was restored on the server: events after #\(end) are gone (you had seen up to #\(was)); carrying on from #\(end)")
         link?.send(own: name, "SYNC \(end) 500")
+    }
+
+    /// Right after a login: replays what was missed since the place saved for this server
+    /// and account, if there is one (and `--no-replay` was not given); else searches for
+    /// the newest event, to follow from now.
+    func startFollowing() {
+        guard replayAway, let account, let saved = seenEvents?.lastSeen(server: connector.endpoint, account: account) else {
+            startSearch()
+            return
+        }
+        cursor = EventCursor(last: saved)
+        away = AwayReplay(since: saved, limit: Self.awayLimit)
+        startReplay()
+    }
+
+    /// The start-up replay is over: its heading as notices, then the events kept.
+    private func showAway() {
+        guard let missed = away else { return }
+        away = nil
+        for line in missed.heading { console.notice(line) }
+        for entry in missed.kept { console.show(entry.display, style: jsonWire ? .plain : .event) }
+    }
+
+    /// Writes the cursor to `seenEvents` when it moved: at most once a second, or `now`
+    /// (at exit, before another login). Not during the start-up replay, whose events are
+    /// not shown until its end. A file that cannot be written is said once and does not
+    /// stop the session.
+    func saveSeen(now: Bool) {
+        guard let seenEvents, let account, away == nil, let last = cursor?.last, last != savedLast else { return }
+        guard now || ContinuousClock.now - savedAt >= .seconds(1) else { return }
+        savedAt = .now
+        do {
+            try seenEvents.save(last, server: connector.endpoint, account: account)
+        } catch {
+            if !seenUnwritable { console.notice("cannot remember where you stopped: \(error.description)") }
+            seenUnwritable = true
+        }
+        savedLast = last
     }
 
     /// After a reconnect: everything after the cursor, shown unless it was shown live.

@@ -57,16 +57,37 @@ public final class InteractiveSession {
     /// with status 1, as a one-shot command would (a person at a terminal ends with 0).
     var answeredWithError = false
 
-    public init(connector: ServerConnector, credentials: Credentials?, json: Bool, console: Console, input: PersonInput) {
+    /// Where the cursor is kept between runs (nil: not at all).
+    let seenEvents: SeenEventsFile?
+    /// Shows, after login, what was said since the saved place (off with `--no-replay`).
+    let replayAway: Bool
+    /// At most this many missed events are shown at start; the rest are counted.
+    static let awayLimit = 200
+    /// The account logged in as, the key of the saved place with the server.
+    var account: String?
+    /// The start-up replay of what was missed while away, collected until its last page.
+    var away: AwayReplay?
+    /// What was last written to `seenEvents`, and when (written at most once a second).
+    var savedLast: Int64?
+    var savedAt = ContinuousClock.now
+    var seenUnwritable = false
+
+    public init(connector: ServerConnector, credentials: Credentials?, json: Bool, console: Console, input: PersonInput,
+                seenEvents: SeenEventsFile? = nil, replayAway: Bool = true) {
         self.connector = connector
         self.credentials = credentials
         self.jsonWire = json
         self.console = console
         self.input = input
+        self.seenEvents = seenEvents
+        self.replayAway = replayAway
     }
 
     public func run() throws(ClientFailure) -> Int32 {
-        defer { input.finish() }
+        defer {
+            input.finish()
+            saveSeen(now: true)
+        }
         try connect()
         // From here on Ctrl-C on a pipe session, SIGTERM and SIGHUP arrive as a byte on a
         // pipe, so the terminal is left as it was; before, they simply end the program.
@@ -104,7 +125,13 @@ public final class InteractiveSession {
     private func finishedInput() -> Bool {
         guard inputEnded, established, outbox.isEmpty else { return false }
         guard let link else { return true } // disconnected with nothing left to send
-        return link.ready && link.awaiting.isEmpty
+        return link.ready && link.awaiting.isEmpty && streamSettled
+    }
+
+    /// No answer about the event stream is on its way, so the cursor (and the place saved
+    /// from it) covers every event shown: a script's next run shows none of them again.
+    private var streamSettled: Bool {
+        search == nil && !replaying && (cursor == nil || (!cursorDirty && !cursorSyncInFlight))
     }
 
     /// 128 + the signal's number, as shells report a death by signal.
@@ -122,6 +149,7 @@ public final class InteractiveSession {
         if let link, link.ready, ContinuousClock.now - link.lastSent >= Self.pingInterval {
             link.send(own: "ping", "PING")
         }
+        saveSeen(now: false)
     }
 
     // MARK: Connecting
@@ -183,7 +211,7 @@ public final class InteractiveSession {
         connector.askToTrust = nil
         backoff.reset()
         if credentials != nil {
-            if cursor != nil { startReplay() } else { startSearch() }
+            if cursor != nil { startReplay() } else { startFollowing() }
         }
         let queued = outbox
         outbox = []

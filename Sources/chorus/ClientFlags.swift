@@ -12,6 +12,7 @@ struct ClientFlags {
     var tokenFile: String?
     var json = false
     var output: String?
+    var noReplay = false
     var help = false
     var version = false
     var words: [String] = []
@@ -19,10 +20,11 @@ struct ClientFlags {
     static let usage = """
         usage: chorus [--host H] [--port N] [--ca FILE | --fingerprint SHA256 | --insecure]
                       [--user NAME (--password-file F | CHORUS_PASSWORD) | --token-file F (or CHORUS_TOKEN)]
-                      [--json] [--output FILE] [COMMAND ...]
+                      [--json] [--no-replay] [--output FILE] [COMMAND ...]
 
         Without COMMAND: an interactive session (type commands; replies and live events
-        appear as they come; reconnects by itself and replays what it missed). With a pipe
+        appear as they come; reconnects by itself and replays what it missed; after login,
+        shows what was said since the last session with this server and account). With a pipe
         as standard input, each line read is sent and the program ends after the last reply,
         with status 1 if any line was answered ERR.
         With COMMAND: sends that one request, prints its reply, exits 0 on OK, 1 on ERR.
@@ -38,6 +40,8 @@ struct ClientFlags {
                                  terminal with neither, chorus asks (without echo)
           --token-file F         log in with the bot token in F (or CHORUS_TOKEN)
           --json                 JSON lines instead of text (for bots)
+          --no-replay            without COMMAND: do not show what was said since the last
+                                 session (where it stops is still remembered)
           --output FILE          with COMMAND: write its reply to FILE instead of standard
                                  output (CALENDAR writes the .ics file itself either way)
           --help, --version
@@ -45,6 +49,7 @@ struct ClientFlags {
         Without --ca or --fingerprint, the certificate is trusted on first use and remembered
         in $XDG_CONFIG_HOME/chorus/known_hosts (~/.config/chorus/known_hosts); a certificate
         that changes afterwards is refused. Passwords and tokens are never taken as flags.
+        Where a session stopped is kept in seen_events in the same folder.
 
         Exit status: 0 OK, 1 the server answered ERR, 2 usage, connection, certificate or
         login problems.
@@ -96,6 +101,7 @@ struct ClientFlags {
             case "--token-file": flags.tokenFile = try value(of: flag, inline: inline)
             case "--json": flags.json = true
             case "--output": flags.output = try value(of: flag, inline: inline)
+            case "--no-replay": flags.noReplay = true
             case "--help": flags.help = true
             case "--version": flags.version = true
             case "--password", "--token":
@@ -109,6 +115,9 @@ struct ClientFlags {
         let trustChoices = [flags.caFile != nil, flags.fingerprint != nil, flags.insecure].filter { $0 }.count
         guard trustChoices <= 1 else { throw ClientFailure("choose one of --ca, --fingerprint and --insecure") }
         guard flags.output == nil || !flags.words.isEmpty else { throw ClientFailure("--output needs a COMMAND; see chorus --help") }
+        guard !flags.noReplay || flags.words.isEmpty else {
+            throw ClientFailure("--no-replay is for sessions, not with a COMMAND; see chorus --help")
+        }
         return flags
     }
 

@@ -43,7 +43,8 @@ func runClient(_ arguments: [String], environment: [String: String]) throws(Clie
     let input = PersonInput(console: console)
     defer { input.finish() }
     return try InteractiveSession(connector: connector, credentials: credentials, json: flags.json,
-                                  console: console, input: input).run()
+                                  console: console, input: input,
+                                  seenEvents: SeenEventsFile(environment: environment), replayAway: !flags.noReplay).run()
 }
 
 // A server that goes away mid-write must be an error to handle, not a silent death.

@@ -453,6 +453,80 @@ import ChorusTestSupport
         #expect(result.stderr.components(separatedBy: "history was restored").count == 2, "once in: \(result.stderr)")
     }
 
+    /// A session remembers, per server and account, the newest event it showed; the next
+    /// start shows what was said since, once each and in order, under one notice; the start
+    /// after that shows none of it again.
+    @Test func aNewSessionShowsWhatWasSaidWhileItWasAway() throws {
+        let house = try Household()
+        let first = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
+        #expect(first.waitForOutput("OK logged in as bob"))
+        #expect(try house.alice.last("SAY \(house.room) seen before").hasPrefix("OK"))
+        #expect(first.waitForOutput("seen before"))
+        first.closeInput()
+        #expect(first.finish().status == 0)
+        let seen = try String(contentsOfFile: house.home.path + "/.config/chorus/seen_events", encoding: .utf8)
+        #expect(seen.hasPrefix("127.0.0.1:\(house.server.port) bob "), "\(seen)")
+        let mode = try FileManager.default.attributesOfItem(atPath: house.home.path + "/.config/chorus/seen_events")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        #expect(try house.alice.last("SAY \(house.room) away one").hasPrefix("OK"))
+        #expect(try house.alice.last("SAY \(house.room) away two").hasPrefix("OK"))
+        let second = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
+        #expect(second.waitForOutput("away two"))
+        second.closeInput()
+        let back = second.finish()
+        #expect(back.status == 0)
+        #expect(back.stderr.components(separatedBy: "chorus: while you were away (since #").count == 2, "\(back.stderr)")
+        #expect(!back.stdout.contains("seen before"))
+        #expect(back.stdout.components(separatedBy: "away one").count == 2, "once in: \(back.stdout)")
+        #expect(back.stdout.components(separatedBy: "away two").count == 2, "once in: \(back.stdout)")
+        let one = back.stdout.range(of: "away one"), two = back.stdout.range(of: "away two")
+        #expect(one != nil && two != nil && one!.lowerBound < two!.lowerBound)
+        #expect(!back.stderr.contains("left out"))
+
+        let third = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
+        third.type("PING done")
+        third.closeInput()
+        let again = third.finish()
+        #expect(again.stdout.contains("OK PONG done"))
+        #expect(!again.stdout.contains("away"), "\(again.stdout)")
+        #expect(!again.stderr.contains("while you were away"))
+    }
+
+    /// More missed than the start-up replay shows: the newest 200, a line saying how many
+    /// were left out and how to see them; `--no-replay` shows nothing of it.
+    @Test func aLongAbsenceShowsTheNewestAndSaysWhatWasLeftOut() throws {
+        let house = try Household(server: try TestServer { $0.rate = 10_000; $0.burst = 10_000 })
+        let first = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
+        first.type("PING ready")
+        first.closeInput()
+        #expect(first.finish().status == 0)
+        for number in 1...205 {
+            #expect(try house.alice.last("SAY \(house.room) missed \(number).").hasPrefix("OK"))
+        }
+        let quiet = try ChorusRun(house.login("bob") + ["--no-replay"], home: house.home.path, pipeInput: true)
+        quiet.type("PING quiet")
+        quiet.closeInput()
+        let skipped = quiet.finish()
+        #expect(skipped.status == 0)
+        #expect(!skipped.stdout.contains("missed 1."), "\(skipped.stdout)")
+        #expect(!skipped.stderr.contains("while you were away"))
+
+        // --no-replay still remembered where it stopped: put the place back to before the 205.
+        let path = house.home.path + "/.config/chorus/seen_events"
+        let line = try String(contentsOfFile: path, encoding: .utf8)
+        let since = try #require(Int(line.split(separator: " ").last!.trimmingCharacters(in: .whitespacesAndNewlines)))
+        try line.replacingOccurrences(of: " \(since)\n", with: " \(since - 205)\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let back = try ChorusRun(house.login("bob"), home: house.home.path, pipeInput: true)
+        #expect(back.waitForOutput("missed 205."))
+        back.closeInput()
+        let result = back.finish()
+        #expect(result.stderr.contains("chorus: 5 older events left out; SYNC \(since - 205) shows them"), "\(result.stderr)")
+        #expect(!result.stdout.contains("missed 5."))
+        #expect(result.stdout.contains("missed 6."))
+        #expect(result.stdout.components(separatedBy: "missed ").count == 201)
+    }
+
     /// While a reconnection waits on a network that says nothing (here a listener that
     /// takes the connection and never answers the TLS handshake), the session still reads
     /// the keys: a line typed meanwhile is acknowledged at once, not after the 30 s
