@@ -3,18 +3,32 @@ import Foundation
 /// A room's progress: its top-level tasks' progress weighted by points. Tasks count while
 /// open and for a week after they are done, so the bar tracks what the household is doing
 /// now rather than creeping to 100% with months of finished chores.
+///
+/// That week is the household's "this week" everywhere: the bar's and STATS's week
+/// columns (done and points in the last 7 days) both start at `windowStart(now:)`, and the
+/// engines are handed that instant rather than working out a week of their own.
 public enum RoomProgress {
     /// How long a finished task still counts.
     public static let window: TimeInterval = 7 * 86400
 
-    /// The oldest finishing time (as stored) that still counts at `now`.
+    /// The oldest finishing time (as stored) that still counts at `now`: the start of the
+    /// week for the bar and for STATS.
     public static func windowStart(now: Date) -> String {
         Timestamp.rfc3339(now.addingTimeInterval(-window))
     }
 
-    /// Whether the bar counts this task: top-level, and open or finished at or after `since`.
+    /// Whether a task finished at `doneAt` (as stored) was finished this week, the week
+    /// starting at `since`: at or after it, to the second. The engines compare the stored
+    /// `done_at` with `since` the same way (`done_at >= since`), the text forms ordering as
+    /// the instants do.
+    public static func isThisWeek(doneAt: String?, since: String) -> Bool {
+        guard let doneAt else { return false }
+        return doneAt >= since
+    }
+
+    /// Whether the bar counts this task: top-level, and open or finished this week.
     public static func counts(_ task: TaskRecord, since: String) -> Bool {
-        task.parent == nil && (!task.done || (task.doneAt ?? "") >= since)
+        task.parent == nil && (!task.done || isThisWeek(doneAt: task.doneAt, since: since))
     }
 
     /// The bar at `now` over a room's tasks: those it counts, by `percent(of:)`.

@@ -32,17 +32,17 @@ extension PostgresStore {
             """) { try $0.int64(0) } ?? nil
     }
 
-    /// Finished tasks summed by PostgreSQL; open ones read, since being overdue is the
+    /// Finished tasks summed by PostgreSQL, "week" those finished at or after `since` (the
+    /// domain's week, `RoomProgress`); open ones read, since being overdue is the
     /// calendar's judgement (`TaskTiming.isOverdue`).
-    public func memberStats(room: Int64, now: Date) throws -> [MemberStats] {
+    public func memberStats(room: Int64, since: String, now: Date) throws -> [MemberStats] {
         var stats = try members(ofRoom: room).map { MemberStats(name: $0.name, role: $0.role) }
         let index = Dictionary(uniqueKeysWithValues: stats.enumerated().map { ($1.name, $0) })
-        let weekAgo = Timestamp.rfc3339(now.addingTimeInterval(-7 * 86400))
         let finished = try rows("""
             SELECT u.name, count(*), sum(t.points), count(*) FILTER (WHERE t.done_at >= $2),
                    coalesce(sum(t.points) FILTER (WHERE t.done_at >= $2), 0)
               FROM tasks t JOIN users u ON u.id = t.done_by WHERE t.room = $1 AND t.done GROUP BY t.done_by, u.name
-            """, [.int(room), .text(weekAgo)]) { row in
+            """, [.int(room), .text(since)]) { row in
             (name: row.text(0), done: try row.int(1), points: try row.int(2), doneWeek: try row.int(3), pointsWeek: try row.int(4))
         }
         for doer in finished {

@@ -109,19 +109,19 @@ extension Database {
 
     // MARK: STATS
 
-    /// Done, open, overdue and points per member of a room; "week" counts the last 7 days.
+    /// Done, open, overdue and points per member of a room; "week" counts those finished at
+    /// or after `since`, the week the caller was given by the domain (`RoomProgress`).
     /// Finished tasks are the room's whole history, so SQLite counts them (one indexed
     /// pass, a tenth of the time) instead of every row being read into a `TaskRecord`,
     /// which took the database thread 0.6 s for a room of 100,000. Open tasks are read,
     /// since being overdue is the calendar's judgement (`TaskTiming.isOverdue`).
-    public func memberStats(room: Int64, now: Date) throws -> [MemberStats] {
+    public func memberStats(room: Int64, since: String, now: Date) throws -> [MemberStats] {
         var stats = try members(ofRoom: room).map { MemberStats(name: $0.name, role: $0.role) }
         let index = Dictionary(uniqueKeysWithValues: stats.enumerated().map { ($1.name, $0) })
-        let weekAgo = Timestamp.rfc3339(now.addingTimeInterval(-7 * 86400))
         let finished = try prepare("""
             SELECT u.name, count(*), sum(t.points), sum(t.done_at >= ?2), sum(CASE WHEN t.done_at >= ?2 THEN t.points ELSE 0 END)
               FROM tasks t JOIN users u ON u.id = t.done_by WHERE t.room = ?1 AND t.done = 1 GROUP BY t.done_by
-            """).rows(.integer(room), .text(weekAgo)) { row in
+            """).rows(.integer(room), .text(since)) { row in
             (name: row.text(0), done: row.int(1), points: row.int(2), doneWeek: row.int(3), pointsWeek: row.int(4))
         }
         for doer in finished {

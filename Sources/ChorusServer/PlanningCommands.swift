@@ -42,8 +42,10 @@ extension CommandContext {
         let rooms = try reference.map { [try roomRecord(try room($0))] } ?? db.rooms(ofUser: caller.id, now: now)
         var body: [String] = []
         var shapes: [JSONValue] = []
+        // One week for every column and the bar: the room's own (`RoomProgress`).
+        let week = RoomProgress.windowStart(now: now)
         for room in rooms {
-            let members = try db.memberStats(room: room.id, now: now)
+            let members = try db.memberStats(room: room.id, since: week, now: now)
             body.append("  \(room.name) (#\(room.id))  \(Presentation.bar(room.progress))  \(room.open) open")
             // Names are never cut: the column is as wide as the longest.
             let nameWidth = members.map(\.name.terminalColumns).reduce(Self.statsNameColumns, max)

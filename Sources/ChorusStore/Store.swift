@@ -204,8 +204,10 @@ public protocol Store: AnyObject {
 
     // MARK: STATS
 
-    /// Each member's finished, open and overdue chores and points, all time and this week.
-    func memberStats(room: Int64, now: Date) throws -> [MemberStats]
+    /// Each member's finished, open and overdue chores and points, all time and this week:
+    /// finished at or after `since`, the domain's week (`RoomProgress.windowStart`), never
+    /// one the engine works out. Overdue is judged at `now` (`TaskTiming.isOverdue`).
+    func memberStats(room: Int64, since: String, now: Date) throws -> [MemberStats]
 
     // MARK: Bot tokens
 

@@ -129,7 +129,7 @@ import Testing
                 }
             }
         }
-        let stats = try store.run { try $0.memberStats(room: home.room, now: now) }
+        let stats = try store.run { try $0.memberStats(room: home.room, since: RoomProgress.windowStart(now: now), now: now) }
         #expect(stats.map(\.name) == ["alice", "bob"])
         let bob = try #require(stats.last)
         #expect(bob.done == 2 && bob.doneWeek == 1 && bob.points == 5 && bob.pointsWeek == 2 && bob.open == 1 && bob.overdue == 0)

@@ -79,6 +79,38 @@ import Testing
         }
     }
 
+    /// STATS's week is the bar's: handed `RoomProgress.windowStart`, each engine counts a
+    /// task finished at the window's start or a second after it as this week's, and one
+    /// finished a second before it as older, in done and points alike, as the bar does.
+    @Test(arguments: StoreEngine.all) func statsWeekIsTheBarsWeek(_ engine: StoreEngine) throws {
+        let now = self.now
+        let since = RoomProgress.windowStart(now: now)
+        let store = try StoreFixture(engine)
+        let home = try store.household()
+        let (stats, shown, tasks) = try store.run { db in
+            try db.addMember(room: home.room, user: home.bob, role: .member, joined: "t")
+            for (offset, points) in [(-1.0, 1), (0.0, 2), (1.0, 4)] {
+                var draft = TaskDraft(room: home.room, owner: nil, title: "chore", creator: home.alice, created: "t")
+                draft.points = points
+                guard var record = try db.task(id: try db.insertTask(draft)) else { continue }
+                record.finish(by: (home.bob, "bob"), at: Timestamp.rfc3339(now.addingTimeInterval(-RoomProgress.window + offset)))
+                try db.updateTask(TaskLifecycle.readyToStore(record))
+            }
+            var open = TaskDraft(room: home.room, owner: nil, title: "open", creator: home.alice, created: "t")
+            open.points = 1
+            _ = try db.insertTask(open)
+            return (try db.memberStats(room: home.room, since: since, now: now), try db.room(id: home.room, forUser: home.alice, now: now),
+                    try db.tasks(in: .room(home.room), done: nil))
+        }
+        let bob = try #require(stats.first { $0.name == "bob" })
+        #expect(bob.done == 3 && bob.points == 7)
+        #expect(bob.doneWeek == 2 && bob.pointsWeek == 6)
+        let counted = tasks.filter { $0.done && RoomProgress.counts($0, since: since) }
+        #expect(counted.count == bob.doneWeek && counted.map(\.points).reduce(0, +) == bob.pointsWeek)
+        #expect(try #require(shown).progress == RoomProgress.percent(of: tasks, now: now))
+        #expect(try #require(shown).progress == 86, "6 points at 100 %, 1 at 0 %; the task a second too old left out")
+    }
+
     /// The store keeps what the domain decided: the progress a reopened task gets back,
     /// and a sent notice owed again only once its time moves.
     @Test(arguments: StoreEngine.all) func reopeningAndReArmingSurviveTheStore(_ engine: StoreEngine) throws {
