@@ -29,6 +29,10 @@ extension CommandContext {
     /// still owed is the domain's. `behind` asks `TaskTiming.isBehind`, since a parent
     /// reaches 100 % when its subtasks finish without its own row being written: such a
     /// row is settled (marked sent) without a word, and re-armed when its plan changes.
+    /// Overdue and reminder are owed on their candidate row alone: their moments depend on
+    /// nothing a write does not re-arm, and `TaskTiming.isOverdue` (past the due second)
+    /// would decline a timer that fires on the second itself (ARCHITECTURE.md, "What still
+    /// lives in SQL").
     private func isOwed(_ kind: NoticeKind, _ task: TaskRecord) -> Bool {
         switch kind {
         case .behind: present.timing.isBehind(task)

@@ -111,6 +111,29 @@ import Testing
         #expect(try #require(shown).progress == 86, "6 points at 100 %, 1 at 0 %; the task a second too old left out")
     }
 
+    /// An overdue notice is a candidate on its own second, on both engines: the stored
+    /// moment is the domain's (`noticeTimes`) and the query compares it with now inclusively,
+    /// while `TaskTiming.isOverdue` says overdue only past that second. Why the scheduler
+    /// does not ask `isOverdue` again (ARCHITECTURE.md, "What still lives in SQL").
+    @Test(arguments: StoreEngine.all) func overdueIsACandidateOnItsOwnSecond(_ engine: StoreEngine) throws {
+        let store = try StoreFixture(engine)
+        let home = try store.household()
+        let (id, dueAt) = try store.run { db in
+            let id = try db.insertTask(TaskDraft(room: home.room, owner: nil, title: "Bins", creator: home.alice, created: "t"))
+            guard var task = try db.task(id: id) else { return (id, nil as Int64?) }
+            TaskLifecycle.setDue(&task, to: "2026-11-20")
+            let ready = TaskLifecycle.readyToStore(task)
+            try db.updateTask(ready)
+            return (id, ready.record.notices.dueAt)
+        }
+        let second = try #require(dueAt)
+        #expect(try store.run { try $0.dueNotices(.overdue, now: second - 1) } == [])
+        #expect(try store.run { try $0.dueNotices(.overdue, now: second) } == [id])
+        let task = try #require(try store.run { try $0.task(id: id) })
+        #expect(!TaskTiming(now: Date(timeIntervalSince1970: Double(second))).isOverdue(task))
+        #expect(TaskTiming(now: Date(timeIntervalSince1970: Double(second) + 0.5)).isOverdue(task))
+    }
+
     /// The store keeps what the domain decided: the progress a reopened task gets back,
     /// and a sent notice owed again only once its time moves.
     @Test(arguments: StoreEngine.all) func reopeningAndReArmingSurviveTheStore(_ engine: StoreEngine) throws {
