@@ -44,11 +44,7 @@ public enum PostgresAfterRestore {
     private static func move(_ connection: PostgresConnection) throws -> [CounterMove] {
         try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [.int(PostgresSchema.lockKey)])
         let counted = try connection.query("SELECT last FROM event_counter FOR UPDATE").firstRow().int64(0) ?? 0
-        let nodes = try connection.query("""
-            SELECT DISTINCT application_name FROM pg_stat_activity
-             WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name LIKE 'chorusd %'
-             ORDER BY 1
-            """).rows.compactMap { $0.string(0) }
+        let nodes = try connection.connectedNodes()
         if !nodes.isEmpty {
             throw Refusal(description: "chorusd is connected to the database (\(nodes.joined(separator: ", "))): "
                 + "stop every node before after-restore; nothing was changed")

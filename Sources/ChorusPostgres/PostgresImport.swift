@@ -140,11 +140,7 @@ public final class PostgresImport {
             throw Refusal(description: "the database already holds data (\(holding.joined(separator: ", "))): "
                 + "copy-to-postgres fills only an empty database; nothing was written")
         }
-        let nodes = try connection.query("""
-            SELECT DISTINCT application_name FROM pg_stat_activity
-             WHERE datname = current_database() AND pid <> pg_backend_pid() AND application_name LIKE 'chorusd %'
-             ORDER BY 1
-            """).rows.compactMap { $0.string(0) }
+        let nodes = try connection.connectedNodes()
         if !nodes.isEmpty {
             throw Refusal(description: "chorusd is connected to the database (\(nodes.joined(separator: ", "))): "
                 + "stop every node before copying; nothing was written")
