@@ -49,13 +49,7 @@ public struct KnownHostsFile {
 
     /// Appends a line, creating the folder (0700) and the file (0600) when needed.
     public func remember(_ fingerprint: PinnedFingerprint, for key: String) throws(ClientFailure) {
-        let folder = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw ClientFailure("cannot create \(folder): \(error.localizedDescription)")
-        }
+        try ClientFolder.make(holding: path)
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ClientFailure("cannot write \(path): \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }

@@ -30,13 +30,7 @@ public struct SeenEventsFile {
         var all = entries()
         all[Self.key(server, account)] = id
         let text = all.keys.sorted().map { "\($0) \(all[$0]!)\n" }.joined()
-        let folder = (path as NSString).deletingLastPathComponent
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw ClientFailure("cannot create \(folder): \(error.localizedDescription)")
-        }
+        try ClientFolder.make(holding: path)
         let temporary = path + ".\(getpid()).tmp"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw ClientFailure("cannot write \(temporary): \(String(cString: strerror(errno)))") }
