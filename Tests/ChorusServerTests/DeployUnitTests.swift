@@ -49,17 +49,8 @@ import Testing
         let text = try Self.unit(name).replacingOccurrences(of: "ExecStart=/usr/local/bin/chorusd", with: "ExecStart=" + ProcessTests.chorusd)
         #expect(text.contains("ExecStart=" + ProcessTests.chorusd))
         try text.write(toFile: copy, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["verify", copy]
-        process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(said)")
+        let (status, said) = try Self.run(tool, ["verify", copy], in: directory.path)
+        #expect(status == 0, "\(said)")
         #expect(said.isEmpty, "systemd-analyze verify warned: \(said)")
     }
 
@@ -171,16 +162,23 @@ import Testing
         let directory = try TemporaryDirectory()
         let file = directory.path + "/haproxy.cfg"
         try block.write(toFile: file, atomically: true, encoding: .utf8)
+        let (status, said) = try Self.run(tool, ["-c", "-f", file], in: directory.path)
+        #expect(status == 0, "\(said)")
+        #expect(!said.contains("[WARNING]") && !said.contains("[ALERT]"), "haproxy -c warned: \(said)")
+    }
+
+    /// Runs a checking tool in `folder`: its exit status and what it said on either stream.
+    static func run(_ tool: String, _ arguments: [String], in folder: String) throws -> (status: Int32, said: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["-c", "-f", file]
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
         try process.run()
         let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(said)")
-        #expect(!said.contains("[WARNING]") && !said.contains("[ALERT]"), "haproxy -c warned: \(said)")
+        return (process.terminationStatus, said)
     }
 }
