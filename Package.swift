@@ -32,8 +32,9 @@ let package = Package(
         .target(name: "ChorusPostgres", dependencies: ["CPostgres", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
         .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
-        // The web door's pure parts: HTTP request heads, WebSocket frames and handshake,
-        // responses, origins. No I/O; fuzzed like the line parser.
+        // The web door's pure, bounded parts: HTTP/1.1 request heads and responses, the
+        // WebSocket handshake, frames both ways (the frame head is ChorusProtocol's, shared
+        // with RenderedEvent) and the origins a session may come from. No I/O; fuzzed.
         .target(name: "ChorusWeb", dependencies: ["ChorusProtocol", "ChorusCrypto"]),
 
         // Wiring.
@@ -46,6 +47,10 @@ let package = Package(
         // libFuzzer target for the framer and parser: fuzz/run builds it with
         // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments.
         .executableTarget(name: "chorus-fuzz", dependencies: ["ChorusProtocol"]),
+        // The same, for the web door's HTTP request parser and WebSocket frame decoder
+        // (`fuzz/run http|websocket SECONDS`).
+        .executableTarget(name: "chorus-fuzz-http", dependencies: ["ChorusWeb"]),
+        .executableTarget(name: "chorus-fuzz-websocket", dependencies: ["ChorusWeb"]),
         // The generator shares the cores with the server it measures: run-time exclusivity
         // checks (a third of its Swift time, on every counter it bumps) are left out.
         .executableTarget(name: "chorus-bench", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"],
@@ -65,6 +70,9 @@ let package = Package(
         // The libpq wrapper against a throwaway PostgreSQL the tests start themselves.
         .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusCore", "ChorusLocking", "ChorusTestSupport", "CPostgres"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
+        .testTarget(name: "ChorusWebTests", dependencies: ["ChorusWeb", "ChorusCrypto"]),
+        // Every committed seed corpus replayed through its fuzz target's entry in a normal build.
+        .testTarget(name: "ChorusFuzzTests", dependencies: ["chorus-fuzz", "chorus-fuzz-http", "chorus-fuzz-websocket"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the
         // tool run against a real chorusd.
