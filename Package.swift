@@ -49,8 +49,6 @@ let package = Package(
         .executableTarget(name: "chorus-fuzz", dependencies: ["ChorusProtocol"]),
         // The same, for the web door's HTTP request parser and WebSocket frame decoder
         // (`fuzz/run http|websocket SECONDS`).
-        .executableTarget(name: "chorus-fuzz-http", dependencies: ["ChorusWeb"]),
-        .executableTarget(name: "chorus-fuzz-websocket", dependencies: ["ChorusWeb"]),
         // The generator shares the cores with the server it measures: run-time exclusivity
         // checks (a third of its Swift time, on every counter it bumps) are left out.
         .executableTarget(name: "chorus-bench", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"],
@@ -70,9 +68,7 @@ let package = Package(
         // The libpq wrapper against a throwaway PostgreSQL the tests start themselves.
         .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusCore", "ChorusLocking", "ChorusTestSupport", "CPostgres"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
-        .testTarget(name: "ChorusWebTests", dependencies: ["ChorusWeb", "ChorusCrypto"]),
         // Every committed seed corpus replayed through its fuzz target's entry in a normal build.
-        .testTarget(name: "ChorusFuzzTests", dependencies: ["chorus-fuzz", "chorus-fuzz-http", "chorus-fuzz-websocket"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the
         // tool run against a real chorusd.

@@ -181,10 +181,10 @@ final class SessionTable {
             } else if let link = session.webSocket, idle >= timeout / 2, !link.pingOutstanding {
                 // Half the timeout quiet: a ping, whose pong counts as activity (CONTRACT §9).
                 link.ping(on: session.connection)
-                armIdleCheck(session, chain: chain, after: max(1, timeout - idle))
+                armIdleCheck(session, chain: chain, after: max(0.05, timeout - idle))
             } else {
                 let next = session.webSocket != nil && idle < timeout / 2 ? timeout / 2 - idle : timeout - idle
-                armIdleCheck(session, chain: chain, after: max(1, next))
+                armIdleCheck(session, chain: chain, after: max(0.05, next))
             }
         }
     }

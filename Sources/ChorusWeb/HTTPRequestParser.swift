@@ -49,6 +49,16 @@ public struct HTTPRequestParser {
         buffer.count - start
     }
 
+    /// What follows the last request taken, handed over whole: after a WebSocket upgrade
+    /// the connection's bytes are frames, which the client may have sent right behind it.
+    public mutating func takeBuffered() -> [UInt8] {
+        let rest = Array(buffer[start...])
+        buffer = []
+        start = 0
+        scanned = 0
+        return rest
+    }
+
     /// Whether some of a next request has arrived (a head begun, or a body awaited); empty
     /// lines between requests do not count. The server times a slow head from here.
     public var hasStartedRequest: Bool {

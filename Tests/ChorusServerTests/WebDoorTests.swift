@@ -119,7 +119,7 @@ import Testing
         #expect(try line.last("MODE json").contains("json"))
         let room = try line.json("ROOM CREATE Flat")
         let roomID = (room["room"] as? [String: Any])?["id"] as? Int ?? 0
-        let code = (try line.json("ROOM INVITE \(roomID)")["invite"] as? [String: Any])?["code"] as? String ?? ""
+        let code = try line.json("ROOM INVITE \(roomID)")["code"] as? String ?? ""
 
         let web = try WebClient(port: server.port)
         #expect(try web.upgrade().status == 101)
