@@ -74,6 +74,18 @@ import Testing
         #expect(try web.isClosedByServer())
     }
 
+    /// Requests spend the session's rate tokens like lines: past the burst they wait their
+    /// turn and are all answered, in order.
+    @Test func requestsPastTheBurstWaitForTokens() throws {
+        let server = try TestServer { $0.rate = 5; $0.burst = 2 }
+        let web = try WebClient(port: server.port)
+        try web.send(String(repeating: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n", count: 4))
+        for _ in 0..<4 {
+            #expect(try web.readResponse().status == 200)
+            #expect(try web.readResponse().status == 404)
+        }
+    }
+
     @Test(arguments: [
         ("BREW / HTTP/1.1\r\nHost: x\r\n\r\n", 405),
         ("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nhello", 400),
