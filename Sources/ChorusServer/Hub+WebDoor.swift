@@ -150,11 +150,11 @@ extension Hub {
             reply(.text(405, "method not allowed", headers: [.init("Allow", "GET, HEAD")]))
             return
         }
+        if let file = WebAppFiles.file(at: head.path) {
+            reply(file)
+            return
+        }
         switch head.path {
-        case "/":
-            reply(WebAppFiles.page)
-        case "/manifest.webmanifest":
-            reply(WebAppFiles.manifest)
         case "/healthz":
             answerOffLoop(session, exchange) { [unowned self] finish in
                 guard !sessions.refusesNew else { return finish(.text(503, "shutting down")) }

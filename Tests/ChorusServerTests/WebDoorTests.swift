@@ -352,6 +352,44 @@ import Testing
         #expect(seen.contains("heard hello python"), "\(seen)")
     }
 
+    /// The manifest's icons are PNG files zlib (through Python) inflates to the image the
+    /// manifest promises: every chunk's CRC right, the size named, green with a white mark.
+    @Test(arguments: [192, 512]) func theIconsArePNGsARealDecoderReads(size: Int) throws {
+        let server = try TestServer()
+        let web = try WebClient(port: server.port)
+        let manifest = try JSONSerialization.jsonObject(with: Data(try web.request("GET", "/manifest.webmanifest").body)) as? [String: Any]
+        let icons = manifest?["icons"] as? [[String: Any]] ?? []
+        #expect(icons.contains { $0["sizes"] as? String == "\(size)x\(size)" && $0["src"] as? String == "/icon-\(size).png" })
+        #expect(icons.contains { $0["purpose"] as? String == "maskable" })
+        let icon = try web.request("GET", "/icon-\(size).png")
+        #expect(icon.status == 200 && icon.headers["content-type"] == "image/png")
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/icon.png"
+        try Data(icon.body).write(to: URL(fileURLWithPath: file))
+        let check = """
+            import struct, sys, zlib
+            data = open(sys.argv[1], "rb").read()
+            assert data[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+            at, idat, size = 8, b"", None
+            while at < len(data):
+                length, kind = struct.unpack(">I4s", data[at:at + 8])
+                body = data[at + 8:at + 8 + length]
+                assert zlib.crc32(kind + body) == struct.unpack(">I", data[at + 8 + length:at + 12 + length])[0], kind
+                if kind == b"IHDR": size = struct.unpack(">II", body[:8])
+                if kind == b"IDAT": idat += body
+                at += 12 + length
+            raw = zlib.decompress(idat)
+            width, height = size
+            assert len(raw) == height * (width * 4 + 1)
+            pixel = lambda x, y: raw[y * (width * 4 + 1) + 1 + x * 4:y * (width * 4 + 1) + 5 + x * 4]
+            assert pixel(2, 2) == bytes([0x2f, 0x6f, 0x4f, 0xff]), pixel(2, 2)
+            assert pixel(int(width * 0.44), int(height * 0.68)) == bytes([255, 255, 255, 255])
+            print(width, height)
+            """
+        let result = try WebDoorPeerTests.run("/usr/bin/python3", ["-c", check, file])
+        #expect(result.status == 0 && result.output == "\(size) \(size)\n", "\(result.output)")
+    }
+
     /// curl offers h2 and http/1.1 by ALPN and gets HTTP/1.1.
     @Test func curlSpeaksHTTP11() throws {
         let server = try TestServer()
