@@ -39,6 +39,13 @@ enum TaskSQL {
                                  overdueSent: row.bool(31), remindSent: row.bool(32), behindSent: row.bool(33)))
     }
 
+    /// `TaskScope.mine` for user ?1: assigned to them in rooms they belong to now (or
+    /// personal), plus their own unassigned personal tasks.
+    static let mine = """
+         WHERE ((t.assignee = ?1 AND (t.room IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.room = t.room AND m.user = ?1)))
+                OR (t.owner = ?1 AND t.assignee IS NULL))
+        """
+
     /// By the due moment (a date alone is due at the end of its day), not the stored text.
     static let order = " ORDER BY t.due_at IS NULL, t.due_at, t.id"
 }
@@ -86,10 +93,7 @@ extension Database {
     public func tasks(in scope: TaskScope, done: Bool?, finishedSince: String? = nil) throws -> [TaskRecord] {
         let (condition, ids): (String, [Int64]) = switch scope {
         case .room(let room): (" WHERE t.room = ?1", [room])
-        case .mine(let user): ("""
-             WHERE ((t.assignee = ?1 AND (t.room IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.room = t.room AND m.user = ?1)))
-                    OR (t.owner = ?1 AND t.assignee IS NULL))
-            """, [user])
+        case .mine(let user): (TaskSQL.mine, [user])
         case .personal(let user): (" WHERE t.owner = ?1", [user])
         case .sharedWith(let user, let viewer): ("""
              WHERE t.assignee = ?1 AND t.room IN
