@@ -1,6 +1,7 @@
 import ChorusCore
 import ChorusLocking
 import ChorusNet
+import ChorusWeb
 import Synchronization
 
 /// What every event loop of the server shares: limits that count across all sessions,
@@ -20,6 +21,9 @@ final class ServerState: Sendable {
     let addressCounts = Locked<[String: Int]>([:])
     /// Sessions closed by each limit, for ADMIN STATS.
     let limitCloses = Locked<[LimitClose: Int]>([:])
+    /// The origins whose pages may open WebSocket sessions: the certificate's names on
+    /// this port and `--web-origin` (`Server.updateWebOrigins`, at start and on SIGHUP).
+    let webOrigins = Locked(WebOrigins(certificateNames: [], port: 0, extra: []))
     private let eventRate = Locked(EventRate())
     /// Where committed jobs' events go to reach every loop.
     let bus: any EventBus
