@@ -102,6 +102,11 @@ public struct HTTPRequestParser {
         }
         var index = start + scanned
         while index < buffer.count {
+            // A CR must be followed by LF: refused as soon as it is not, or a head that
+            // can never be valid would be waited for until it passes the size limit.
+            if buffer[index] != HTTPSyntax.lf && index > start && buffer[index - 1] == HTTPSyntax.cr {
+                return .failure(.badRequest("CR without LF"))
+            }
             if buffer[index] == HTTPSyntax.lf && endsEmptyLine(at: index) {
                 let end = index + 1
                 guard end - start + skipped <= headLimit else { return .failure(Self.headTooLarge) }

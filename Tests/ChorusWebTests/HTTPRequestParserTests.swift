@@ -97,6 +97,9 @@ struct HTTPRequestParserTests {
         #expect(refusalStatus("GET /\r HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
         #expect(refusalStatus("\rGET / HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
         #expect(refusalStatus("GET / HTTP/1.1\r\nHost: h\r\n\r\r\n") == 400)
+        // Refused at the byte after the CR, without waiting for the head to end.
+        #expect(refusalStatus("GET / HTTP/1.1\r\nHost: h\rX") == 400)
+        #expect(parseHTTP(bytes("GET / HTTP/1.1\r\nHost: h\r")).isEmpty)
     }
 
     /// The absolute form is reduced to its path and query; other schemes and empty hosts are refused.
