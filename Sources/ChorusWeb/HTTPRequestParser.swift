@@ -89,6 +89,10 @@ public struct HTTPRequestParser {
     /// before it; nil while the blank line has not arrived.
     private mutating func nextHead() -> Result<HTTPRequestHead, HTTPRefusal>? {
         while start < buffer.count, buffer[start] == HTTPSyntax.cr || buffer[start] == HTTPSyntax.lf {
+            // Past the limit whatever this byte turns out to be: decided before looking at
+            // the next one, as it would be had the bytes come one by one, so the refusal
+            // never depends on how the bytes were cut.
+            guard skipped < headLimit else { return .failure(Self.headTooLarge) }
             if buffer[start] == HTTPSyntax.cr {
                 guard start + 1 < buffer.count else { break }
                 guard buffer[start + 1] == HTTPSyntax.lf else { return .failure(.badRequest("CR without LF")) }
@@ -100,8 +104,11 @@ public struct HTTPRequestParser {
             }
             scanned = 0
         }
+        // Only the bytes a head within the limit could span are looked at: the same bytes
+        // decide the same way however many have arrived beyond them.
+        let window = min(buffer.count, start + headLimit - skipped)
         var index = start + scanned
-        while index < buffer.count {
+        while index < window {
             // A CR must be followed by LF: refused as soon as it is not, or a head that
             // can never be valid would be waited for until it passes the size limit.
             if buffer[index] != HTTPSyntax.lf && index > start && buffer[index - 1] == HTTPSyntax.cr {
@@ -109,7 +116,6 @@ public struct HTTPRequestParser {
             }
             if buffer[index] == HTTPSyntax.lf && endsEmptyLine(at: index) {
                 let end = index + 1
-                guard end - start + skipped <= headLimit else { return .failure(Self.headTooLarge) }
                 let parsed = HTTPHeadParser.parse(buffer[start..<end], maxBodyBytes: bodyLimit)
                 start = end
                 return parsed

@@ -223,6 +223,23 @@ struct HTTPRequestParserTests {
         #expect(refusalStatus("\r\n" + exact) == 431)
     }
 
+    /// Past the head limit, a bare CR or the end of the head makes no difference: 431 whether
+    /// the bytes come whole or one by one (the fuzzer found the whole input giving 400).
+    @Test func headLimitComesBeforeWhatLiesBeyondIt() {
+        let limit = 64
+        let long = "GET / HTTP/1.1\r\nX: " + String(repeating: "a", count: limit) + "\rX\r\n\r\n"
+        let emptyLines = String(repeating: "\n", count: limit) + "\rX"
+        let crlfLines = String(repeating: "\r\n", count: limit / 2) + "\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n"
+        for text in [long, emptyLines, crlfLines] {
+            let input = bytes(text)
+            let whole = parseHTTP(input, maxHead: limit)
+            #expect(whole == [.refusal(HTTPRefusal(status: 431, reason: "request head too large"))], "\(text)")
+            #expect(parseHTTP(input, chunks: everyByte(input.count), maxHead: limit) == whole, "\(text)")
+        }
+        // The same CR within the limit is a 400.
+        #expect(parseHTTP(bytes("GET / HTTP/1.1\r\nX: a\rX\r\n\r\n"), maxHead: limit) == [.refusal(HTTPRefusal(status: 400, reason: "CR without LF"))])
+    }
+
     /// A head that never ends is refused once it passes the limit, holding no more than the
     /// limit and one read meanwhile.
     @Test func endlessHeadIsBounded() {
