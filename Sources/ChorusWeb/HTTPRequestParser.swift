@@ -25,7 +25,6 @@ public struct HTTPRequestParser {
     private var waitingHead: HTTPRequestHead?
     /// Set by the first refusal; the parser takes no more bytes after it.
     public private(set) var refusal: HTTPRefusal?
-    private var refusalReported = false
 
     public init(maxHeadBytes: Int = maxHeadBytes, maxBodyBytes: Int = maxBodyBytes) {
         headLimit = maxHeadBytes
@@ -61,11 +60,8 @@ public struct HTTPRequestParser {
     /// more bytes are needed. A refusal is returned once; after it the parser is finished
     /// (`refusal` keeps it) and every call returns nil: the server answers it and closes.
     public mutating func next() -> HTTPParse? {
-        if let refusal {
-            if refusalReported { return nil }
-            refusalReported = true
-            return .refusal(refusal)
-        }
+        // The refusal was returned when it was made; a finished parser has nothing more.
+        if refusal != nil { return nil }
         if waitingHead == nil {
             switch nextHead() {
             case nil:
@@ -137,7 +133,6 @@ public struct HTTPRequestParser {
 
     private mutating func refuse(_ refused: HTTPRefusal) -> HTTPParse {
         refusal = refused
-        refusalReported = true
         waitingHead = nil
         buffer = []
         start = 0
