@@ -27,9 +27,12 @@ final class PendingFanOut: TurnPreparing {
 
     private let loop: EventLoop
     private var entries: [Entry] = []
+    /// Counts the event × session writes, once per flush.
+    private let metrics: Metrics
 
-    init(loop: EventLoop) {
+    init(loop: EventLoop, metrics: Metrics) {
         self.loop = loop
+        self.metrics = metrics
     }
 
     /// Queues `event` for `recipients` but `skipped`, to be written this turn.
@@ -58,16 +61,18 @@ final class PendingFanOut: TurnPreparing {
         let queued = entries
         entries.removeAll(keepingCapacity: true)
         var start = queued.startIndex
+        var written = 0
         while start < queued.endIndex {
             var end = start + 1
             while end < queued.endIndex && Self.same(queued[end].recipients, queued[start].recipients) { end += 1 }
             if end - start == 1 {
-                write(queued[start], direct: direct)
+                written += write(queued[start], direct: direct)
             } else {
-                write(run: queued[start..<end], direct: direct)
+                written += write(run: queued[start..<end], direct: direct)
             }
             start = end
         }
+        metrics.fanOutDelivered(written)
     }
 
     /// The recipients lists of one audience are the one array `SessionTable.recipients(of:)`
@@ -77,19 +82,25 @@ final class PendingFanOut: TurnPreparing {
         a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress && a.count == b.count } }
     }
 
-    private func write(_ entry: Entry, direct: Bool) {
+    /// Returns how many sessions it wrote the event to.
+    private func write(_ entry: Entry, direct: Bool) -> Int {
+        var written = 0
         entry.event.json.withUnsafeBufferPointer { json in
             entry.event.text.withUnsafeBufferPointer { text in
                 Self.forEach(entry.recipients) { session in
                     if session.id != entry.skipped {
                         Self.send(session.mode == .json ? json : text, to: session, direct: direct)
+                        written += 1
                     }
                 }
             }
         }
+        return written
     }
 
-    private func write(run: ArraySlice<Entry>, direct: Bool) {
+    /// Returns how many event × session writes the run made.
+    private func write(run: ArraySlice<Entry>, direct: Bool) -> Int {
+        var written = 0
         var json: [UInt8] = []
         var text: [UInt8] = []
         // Where each event ends in `json` and `text`, to leave out a recipient's own.
@@ -111,6 +122,7 @@ final class PendingFanOut: TurnPreparing {
                     let bytes = isJSON ? json : text
                     guard issuers.contains(session.id) else {
                         Self.send(bytes, to: session, direct: direct)
+                        written += skips.count
                         return
                     }
                     let ends = isJSON ? jsonEnds : textEnds
@@ -120,12 +132,15 @@ final class PendingFanOut: TurnPreparing {
                         if skips[index] == session.id {
                             if from < eventStart { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from..<eventStart])) }
                             from = ends[index]
+                        } else {
+                            written += 1
                         }
                     }
                     if from < bytes.count { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from...])) }
                 }
             }
         }
+        return written
     }
 
     private static func send(_ bytes: UnsafeBufferPointer<UInt8>, to session: Session, direct: Bool) {

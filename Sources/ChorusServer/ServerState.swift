@@ -18,8 +18,11 @@ final class ServerState: Sendable {
     let sessionCount = Atomic<Int>(0)
     /// Sessions per peer address, for `--max-per-ip`.
     let addressCounts = Locked<[String: Int]>([:])
-    /// Sessions closed by each limit, for ADMIN STATS.
-    let limitCloses = Locked<[LimitClose: Int]>([:])
+    /// The counts `/metrics` shows (sessions closed by a limit among them, which ADMIN
+    /// STATS shows too).
+    let metrics: Metrics
+    /// Whether the store answers, for `/healthz`.
+    let storeHealth = StoreHealth()
     private let eventRate = Locked(EventRate())
     /// Where committed jobs' events go to reach every loop.
     let bus: any EventBus
@@ -37,7 +40,8 @@ final class ServerState: Sendable {
     private let nextHub = Atomic<Int>(0)
 
     init(bus: any EventBus, presence: any Presence, loginCounts: any FailedLoginCounts, notices: any NoticeLedger,
-         scheduler: any SchedulerElection) {
+         scheduler: any SchedulerElection, metrics: Metrics = Metrics(node: nil)) {
+        self.metrics = metrics
         self.bus = bus
         self.presence = presence
         self.loginCounts = loginCounts
@@ -64,8 +68,10 @@ final class ServerState: Sendable {
 
     // MARK: Events
 
+    /// A committed job of this node's with `count` events reaches the loops.
     func recordEvents(_ count: Int) {
         eventRate.withLock { $0.record(count) }
+        metrics.eventsDelivered(count)
     }
 
     var eventsLastMinute: Int { eventRate.withLock { $0.lastMinute() } }

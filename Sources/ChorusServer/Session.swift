@@ -32,9 +32,18 @@ final class Session {
     var refusal: ChorusError?
     /// The address this session counts against for `--max-per-ip` (nil: not counted).
     var countedAddress: String?
+    /// How it reaches the server, for the sessions gauge (`SessionTable.setTransport`).
+    var transport = SessionTransport.line
+    /// The command this session's next reply answers, when it runs alone or is answered
+    /// on the loop (`Hub.handle`): that reply counts for `chorus_commands_total`. Household
+    /// replies carry their verb in `PendingReply` instead.
+    var answering: CommandVerb?
+    /// The server's counts, shared by all loops.
+    let metrics: Metrics
 
-    init(connection: Connection, maxLine: Int) {
+    init(connection: Connection, maxLine: Int, metrics: Metrics) {
         self.connection = connection
+        self.metrics = metrics
         self.framer = LineFramer(maxLine: maxLine)
         self.lastActivity = MonotonicTime.nanoseconds()
     }
@@ -42,6 +51,10 @@ final class Session {
     var id: UInt64 { connection.id }
 
     func send(_ reply: Reply, tag: String?) {
+        if let verb = answering {
+            answering = nil
+            metrics.command(verb, code: reply.code)
+        }
         connection.sendReply(reply.rendered(mode: mode, tag: tag))
     }
 
@@ -101,6 +114,7 @@ enum PendingLine {
 
 /// A household command's reply that waits its turn (`Hub.releaseReplies`).
 struct PendingReply {
+    let verb: CommandVerb
     let reply: Reply
     let tag: String?
     let gate: ReplyGate?

@@ -48,9 +48,10 @@ final class SessionTable {
         }
         guard let connection = Connection.open(accepted, on: loop, maxQueuedBytes: configuration.sendQueueBytes) else { return nil }
         connection.sendTimeout = configuration.sendTimeout
-        let session = Session(connection: connection, maxLine: configuration.maxLine)
+        let session = Session(connection: connection, maxLine: configuration.maxLine, metrics: state.metrics)
         connection.delegate = delegate
         byID[connection.id] = session
+        state.metrics.sessionOpened(transport: session.transport)
         let open = state.sessionCount.add(1, ordering: .relaxed).newValue
         let address = connection.peerHost
         let exempt = configuration.exempt.contains { $0.contains(address) }
@@ -77,6 +78,7 @@ final class SessionTable {
         guard let session = byID.removeValue(forKey: connection.id) else { return }
         if let limit = connection.limitClose { logLimitClose(limit, of: session) }
         state.sessionCount.subtract(1, ordering: .relaxed)
+        state.metrics.sessionClosed(transport: session.transport)
         setAccount(nil, of: session)
         if let address = session.countedAddress {
             state.addressCounts.withLock { counts in
@@ -89,7 +91,7 @@ final class SessionTable {
     /// One `close` line per close a limit forced, with the setting that did it, and its
     /// count for ADMIN STATS.
     private func logLimitClose(_ limit: LimitClose, of session: Session) {
-        state.limitCloses.withLock { $0[limit, default: 0] += 1 }
+        state.metrics.limitClosed(limit)
         let user = session.account?.name ?? "-"
         let (setting, value): (String, Int) = switch limit {
         case .sendq: ("sendq", configuration.sendQueueBytes)
@@ -99,6 +101,15 @@ final class SessionTable {
         }
         Log.warn("close", ["reason": limit.rawValue, "user": user, "addr": session.connection.peerHost, "session": session.id,
                            setting: value])
+    }
+
+    /// The session now speaks over `transport` (a WebSocket upgrade): the gauge of open
+    /// sessions by transport moves with it.
+    func setTransport(_ transport: SessionTransport, of session: Session) {
+        guard session.transport != transport else { return }
+        state.metrics.sessionClosed(transport: session.transport)
+        session.transport = transport
+        state.metrics.sessionOpened(transport: transport)
     }
 
     // MARK: Logins

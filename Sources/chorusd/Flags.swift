@@ -49,6 +49,8 @@ struct Flags {
           --max-per-ip N           sessions from one address, 0 for no limit (default 16)
           --exempt CIDR            addresses free of the per-address limits (connections and
                                    sign-ups); repeatable; replaces the default (loopback)
+          --metrics-allow CIDR     addresses that may read /metrics (others get 404); repeatable;
+                                   replaces the default (loopback: 127.0.0.0/8 and ::1/128)
           --registration MODE      who may REGISTER: open (anyone) or invite (only with a
                                    room's invite code, except the first account) (default open)
           --register-rate N        accounts one address may make an hour (default 5)
@@ -64,7 +66,7 @@ struct Flags {
     static let valueFlags: Set<String> = [
         "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
         "--handshake-timeout", "--idle-timeout", "--send-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
-        "--max-per-ip", "--exempt", "--loops", "--postgres", "--node", "--registration", "--register-rate",
+        "--max-per-ip", "--exempt", "--loops", "--postgres", "--node", "--registration", "--register-rate", "--metrics-allow",
     ]
 
     struct Failure: Error {
@@ -85,6 +87,7 @@ struct Flags {
         }
         var configuration = ServerConfiguration()
         var exempt: [AddressRange]?
+        var metricsAllow: [AddressRange]?
         var postgres: String?
         var nodeGiven = false
         while let word = words.popFirst() {
@@ -128,11 +131,18 @@ struct Flags {
                     throw Failure(message: "--exempt takes an address or CIDR range like 10.0.0.0/8, not \(value)")
                 }
                 exempt = (exempt ?? []) + [range]
+            case "--metrics-allow":
+                guard let range = AddressRange(value) else {
+                    throw Failure(message: "--metrics-allow takes an address or CIDR range like 10.0.0.0/8, not \(value)")
+                }
+                metricsAllow = (metricsAllow ?? []) + [range]
             default: throw Failure(message: "unknown flag \(flag) (see chorusd --help)")
             }
         }
         // Given at all, --exempt replaces the default (loopback).
         if let exempt { configuration.exempt = exempt }
+        // Likewise --metrics-allow.
+        if let metricsAllow { configuration.metricsAllow = metricsAllow }
         let store = StoreChoice.pick(postgres: postgres, dataDirectory: configuration.dataDirectory, environment: environment)
         // A node name says the admin meant a cluster: serving SQLite instead would quietly
         // split the household (a CHORUS_POSTGRES lost from a unit file).
