@@ -32,10 +32,14 @@ let package = Package(
         .target(name: "ChorusPostgres", dependencies: ["CPostgres", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
         .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
+        // The web door's pure, bounded parts: HTTP/1.1 request heads and responses, the
+        // WebSocket handshake, frames both ways (the frame head is ChorusProtocol's, shared
+        // with RenderedEvent) and the origins a session may come from. No I/O; fuzzed.
+        .target(name: "ChorusWeb", dependencies: ["ChorusProtocol", "ChorusCrypto"]),
 
         // Wiring.
         .target(name: "ChorusServer", dependencies: [
-            "ChorusProtocol", "ChorusCore", "ChorusRendering", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
+            "ChorusWeb", "ChorusProtocol", "ChorusCore", "ChorusRendering", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
         ]),
         .target(name: "ChorusClient", dependencies: ["ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
         .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusCore", "ChorusCrypto", "CLinux"]),
@@ -43,6 +47,8 @@ let package = Package(
         // libFuzzer target for the framer and parser: fuzz/run builds it with
         // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments.
         .executableTarget(name: "chorus-fuzz", dependencies: ["ChorusProtocol"]),
+        // The same, for the web door's HTTP request parser and WebSocket frame decoder
+        // (`fuzz/run http|websocket SECONDS`).
         // The generator shares the cores with the server it measures: run-time exclusivity
         // checks (a third of its Swift time, on every counter it bumps) are left out.
         .executableTarget(name: "chorus-bench", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"],
@@ -62,6 +68,7 @@ let package = Package(
         // The libpq wrapper against a throwaway PostgreSQL the tests start themselves.
         .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusCore", "ChorusLocking", "ChorusTestSupport", "CPostgres"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
+        // Every committed seed corpus replayed through its fuzz target's entry in a normal build.
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the
         // tool run against a real chorusd.

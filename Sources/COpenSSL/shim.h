@@ -35,6 +35,41 @@ static inline long copenssl_bio_mem_data(BIO *bio, char **data) {
     return BIO_get_mem_data(bio, data);
 }
 
+// ALPN (CONTRACT §9): the server's choice among what the client offers, in the server's
+// order of preference: `chorus` for our own clients, then `http/1.1`. Never `h2`. With
+// nothing in common the handshake goes on without ALPN (the first bytes decide then).
+static const unsigned char copenssl_server_alpn[] = "\x06" "chorus" "\x08" "http/1.1";
+static inline int copenssl_alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                                       const unsigned char *in, unsigned int inlen, void *arg) {
+    (void)ssl; (void)arg;
+    unsigned char *chosen = NULL;
+    unsigned char chosen_length = 0;
+    if (SSL_select_next_proto(&chosen, &chosen_length, copenssl_server_alpn, sizeof(copenssl_server_alpn) - 1,
+                              in, inlen) != OPENSSL_NPN_NEGOTIATED) {
+        return SSL_TLSEXT_ERR_NOACK;
+    }
+    *out = chosen;
+    *outlen = chosen_length;
+    return SSL_TLSEXT_ERR_OK;
+}
+/// Our clients offer `chorus` and are greeted at once (0 on success, as OpenSSL's).
+static inline int copenssl_ctx_offer_chorus(SSL_CTX *ctx) {
+    return SSL_CTX_set_alpn_protos(ctx, (const unsigned char *)"\x06" "chorus", 7);
+}
+static inline void copenssl_ctx_select_alpn(SSL_CTX *ctx) {
+    SSL_CTX_set_alpn_select_cb(ctx, copenssl_alpn_select, NULL);
+}
+/// The protocol ALPN chose on `ssl`, copied into `buffer` (NUL-terminated); 0 when none.
+static inline unsigned int copenssl_alpn_selected(const SSL *ssl, char *buffer, unsigned int capacity) {
+    const unsigned char *data = NULL;
+    unsigned int length = 0;
+    SSL_get0_alpn_selected(ssl, &data, &length);
+    if (data == NULL || length == 0 || length >= capacity) return 0;
+    for (unsigned int i = 0; i < length; i++) buffer[i] = (char)data[i];
+    buffer[length] = 0;
+    return length;
+}
+
 static const long COPENSSL_MODE_RELEASE_BUFFERS = SSL_MODE_RELEASE_BUFFERS;
 static const long COPENSSL_MODE_PARTIAL_WRITE = SSL_MODE_ENABLE_PARTIAL_WRITE;
 static const long COPENSSL_MODE_MOVING_BUFFER = SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER;

@@ -49,7 +49,8 @@ public final class LineClient {
 
     public init(host: String = "127.0.0.1", port: Int, trust: Trust, serverName: String = "localhost",
                 minVersion: Int32 = COPENSSL_TLS1_2_VERSION, maxVersion: Int32 = COPENSSL_TLS1_3_VERSION,
-                ciphers: String? = nil, timeout: Double = 10, maxLineBytes: Int = LineClient.defaultMaxLineBytes) throws {
+                ciphers: String? = nil, timeout: Double = 10, maxLineBytes: Int = LineClient.defaultMaxLineBytes,
+                applicationProtocols: [String] = ["chorus"]) throws {
         self.maxLineBytes = max(1, maxLineBytes)
         fd = try Self.connect(host: host, port: port, timeout: timeout)
         guard let context = SSL_CTX_new(TLS_client_method()) else {
@@ -60,6 +61,12 @@ public final class LineClient {
         _ = copenssl_ctx_set_min_proto(context, minVersion)
         _ = copenssl_ctx_set_max_proto(context, maxVersion)
         if let ciphers { SSL_CTX_set_cipher_list(context, ciphers) }
+        // ALPN `chorus`: the server greets at once instead of first looking for HTTP. Tests
+        // of the web door offer `http/1.1`, or nothing.
+        if !applicationProtocols.isEmpty {
+            let list = applicationProtocols.flatMap { [UInt8($0.utf8.count)] + Array($0.utf8) }
+            _ = SSL_CTX_set_alpn_protos(context, list, UInt32(list.count))
+        }
         switch trust {
         case .certificateFile(let path):
             guard SSL_CTX_load_verify_locations(context, path, nil) == 1 else {
@@ -279,6 +286,33 @@ public final class LineClient {
                 if error == SSL_ERROR_WANT_READ { continue }
                 closed = true
             }
+        }
+    }
+
+    /// The protocol ALPN chose (`chorus`, `http/1.1`), nil for none.
+    public var applicationProtocol: String? {
+        var data: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &data, &length)
+        guard let data, length > 0 else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: data, count: Int(length)), as: UTF8.self)
+    }
+
+    /// Bytes as they arrive, for tests of the web door's framings (HTTP, WebSocket), which
+    /// read no lines: nil once the server closed; throws when nothing comes in `timeout`.
+    public func readBytes(timeout: Double = 10) throws -> [UInt8]? {
+        if closed { return nil }
+        if SSL_pending(ssl) == 0 {
+            var poll = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if Glibc.poll(&poll, 1, Int32(timeout * 1000) + 1) == 0 { throw Failure("nothing within \(timeout) s") }
+        }
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            if count > 0 { return Array(chunk[..<Int(count)]) }
+            if SSL_get_error(ssl, count) == SSL_ERROR_WANT_READ { continue }
+            closed = true
+            return nil
         }
     }
 

@@ -107,6 +107,13 @@ public final class Connection {
     public var queuedBytes: Int { channel.queuedBytes }
     /// The negotiated protocol, e.g. "TLSv1.3".
     public var protocolVersion: String { String(cString: SSL_get_version(channel.ssl)) }
+    /// The application protocol ALPN chose in the handshake (`chorus`, `http/1.1`); nil
+    /// when the client offered none the server speaks.
+    public var applicationProtocol: String? {
+        var buffer = [CChar](repeating: 0, count: 32)
+        guard copenssl_alpn_selected(channel.ssl, &buffer, UInt32(buffer.count)) > 0 else { return nil }
+        return String(cString: buffer)
+    }
 
     // MARK: Output
 

@@ -40,6 +40,8 @@ public final class TLSClientContext: @unchecked Sendable {
             SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
             verifies = false
         }
+        // ALPN `chorus`: the server greets at once instead of first looking for HTTP.
+        _ = copenssl_ctx_offer_chorus(context)
         // The output buffer may grow and move while a partial write waits.
         _ = copenssl_ctx_set_mode(context, COPENSSL_MODE_PARTIAL_WRITE | COPENSSL_MODE_MOVING_BUFFER)
         // Read ahead: one read() takes every record the kernel holds, instead of one read

@@ -51,6 +51,8 @@ public final class TLSServerContext: @unchecked Sendable {
         // Partial writes and a moving buffer let a session keep appending to its output
         // while a write waits; releasing buffers keeps idle sessions small.
         _ = copenssl_ctx_set_mode(context, COPENSSL_MODE_PARTIAL_WRITE | COPENSSL_MODE_MOVING_BUFFER | COPENSSL_MODE_RELEASE_BUFFERS)
+        // `chorus` or `http/1.1` when the client offers one (the shim's list and order).
+        copenssl_ctx_select_alpn(context)
     }
 
     /// The key goes first: a certificate that does not match it then drops it, and the

@@ -51,6 +51,8 @@ extension ChorusError {
     }
 
     public static func unknownMode(_ word: String, usage: String) -> ChorusError { .usage(usage, "unknown mode \(word)") }
+    /// MODE text on a WebSocket, whose frames each hold one JSON object (CONTRACT §9).
+    public static let webSocketSpeaksJSON = ChorusError.badValue("a WebSocket session speaks JSON only")
     public static func unknownRole(_ word: String, usage: String) -> ChorusError { .usage(usage, "unknown role \(word)") }
     public static func unknownFilter(_ word: String, usage: String) -> ChorusError { .usage(usage, "unknown filter \(word)") }
     public static func nothingToChange(usage: String) -> ChorusError { .usage(usage, "nothing to change") }

@@ -95,17 +95,31 @@ extension Event {
     }
 }
 
-/// An event's wire bytes in both modes, shared by reference among all its recipients.
+/// How a session takes its events: text lines, JSON lines, or JSON objects in WebSocket
+/// text frames (CONTRACT §9).
+public enum EventFormat: Sendable, Equatable {
+    case text, json, webSocket
+}
+
+/// An event's wire bytes in every format, rendered once and shared by reference among all
+/// its recipients.
 public final class RenderedEvent: Sendable {
     public let text: [UInt8]
     public let json: [UInt8]
+    /// `json` as one WebSocket text frame: a few bytes of frame head around the same object.
+    public let webSocket: [UInt8]
 
     public init(text: [UInt8], json: [UInt8]) {
         self.text = text
         self.json = json
+        self.webSocket = WebSocketFrameHeader.textFrame(ofLine: json)
     }
 
-    public func bytes(for mode: OutputMode) -> [UInt8] {
-        mode == .text ? text : json
+    public func bytes(for format: EventFormat) -> [UInt8] {
+        switch format {
+        case .text: text
+        case .json: json
+        case .webSocket: webSocket
+        }
     }
 }

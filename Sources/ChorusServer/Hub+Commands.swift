@@ -23,6 +23,10 @@ extension Hub {
 
     /// MODE text|json — the reply already speaks the new mode, so a bot can parse it.
     func switchMode(of session: Session, to mode: OutputMode, tag: String?) {
+        if session.webSocket != nil && mode != .json {
+            session.send(.error(.webSocketSpeaksJSON), tag: tag)
+            return
+        }
         session.mode = mode
         session.send(.ok("mode \(mode.rawValue)", [("mode", .string(mode.rawValue))]), tag: tag)
     }

@@ -64,23 +64,23 @@ final class Hub: ConnectionDelegate {
 
     func connectionDidOpen(_ connection: Connection) {
         guard let session = sessions[connection.id] else { return }
-        // A refused session never logs in, so no event is due to it before this.
-        if let refusal = session.refusal {
-            session.send(.error(refusal), tag: nil)
-            session.connection.closeAfterFlush()
-            return
-        }
-        // Sessions start in text mode, so the greeting is always a text line.
-        var line: [UInt8] = []
-        TextLine.append("* " + Self.greeting, to: &line)
-        session.connection.send(line)
-        sessions.scheduleIdleCheck(session, after: configuration.idleTimeout)
+        openDoor(of: session)
     }
 
     func connection(_ connection: Connection, didReceive bytes: UnsafeRawBufferPointer) {
         guard let session = sessions[connection.id] else { return }
-        session.framer.append(bytes)
-        processLines(of: session)
+        switch session.door {
+        case .undecided:
+            sniff(session, bytes)
+        case .lines:
+            session.framer.append(bytes)
+            processLines(of: session)
+        case .webSocket(let link):
+            link.append(bytes)
+            processLines(of: session)
+        case .http(let exchange):
+            receiveHTTP(session, exchange, bytes)
+        }
     }
 
     func connectionDidClose(_ connection: Connection, reason: String) {
@@ -132,7 +132,7 @@ final class Hub: ConnectionDelegate {
             for session in sessions.sessions(of: user) {
                 setAccount(nil, of: session)
                 session.send(bye)
-                session.connection.closeAfterFlush()
+                session.closeAfterFlush()
             }
         }
     }
@@ -145,7 +145,7 @@ final class Hub: ConnectionDelegate {
         for session in sessions.all where session.tokenID == token {
             setAccount(nil, of: session)
             session.send(bye)
-            session.connection.closeAfterFlush()
+            session.closeAfterFlush()
         }
     }
 
@@ -163,12 +163,12 @@ final class Hub: ConnectionDelegate {
             case .fresh:
                 let now = MonotonicTime.nanoseconds()
                 // A line costs a token only once it is complete; check before taking it out.
-                guard session.framer.hasCompleteLine else { break reading }
+                guard hasCompleteRequest(session) else { break reading }
                 guard session.takeToken(rate: configuration.rate, burst: configuration.burst, now: now) else {
                     waitForToken(session)
                     break reading
                 }
-                guard let frame = session.framer.next() else { break reading }
+                guard let frame = nextRequest(session) else { break reading }
                 session.receivedFirstLine = true
                 session.lastActivity = now
                 guard let understood = understand(frame, for: session) else { continue }
@@ -296,7 +296,7 @@ final class Hub: ConnectionDelegate {
             loop.schedule(after: 0.01) { [self] in waitForQuiet(deadline: deadline, done: done) }
             return
         }
-        for session in sessions.all { session.connection.closeAfterFlush() }
+        for session in sessions.all { session.closeAfterFlush(code: .goingAway) }
         waitForClosed(deadline: now + 2_000_000_000, done: done)
     }
 

@@ -36,9 +36,9 @@ public final class Metrics: Sendable {
 
     // MARK: Counting
 
-    /// A session began or ended on `transport`. Line sessions are counted by
-    /// `SessionTable`; a session that turns into a WebSocket one moves with
-    /// `SessionTable.setTransport`.
+    /// A session began or ended on `transport`: `Session.door` moves the gauge as the
+    /// door is decided (line or WebSocket; plain HTTP is no session), `SessionTable` when
+    /// the connection closes.
     public func sessionOpened(transport: SessionTransport) {
         sessions.add(at: index(of: transport))
     }

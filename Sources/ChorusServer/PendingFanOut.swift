@@ -87,9 +87,15 @@ final class PendingFanOut: TurnPreparing {
         var written = 0
         entry.event.json.withUnsafeBufferPointer { json in
             entry.event.text.withUnsafeBufferPointer { text in
-                Self.forEach(entry.recipients) { session in
-                    if session.id != entry.skipped {
-                        Self.send(session.mode == .json ? json : text, to: session, direct: direct)
+                entry.event.webSocket.withUnsafeBufferPointer { webSocket in
+                    Self.forEach(entry.recipients) { session in
+                        guard session.id != entry.skipped else { return }
+                        let bytes = switch session.eventFormat {
+                        case .text: text
+                        case .json: json
+                        case .webSocket: webSocket
+                        }
+                        Self.send(bytes, to: session, direct: direct)
                         written += 1
                     }
                 }
@@ -98,45 +104,75 @@ final class PendingFanOut: TurnPreparing {
         return written
     }
 
+    /// One run's events joined in one format, and where each event ends in it (to leave
+    /// out a recipient's own); empty for a format none of the run's recipients takes.
+    private struct JoinedRun {
+        var bytes: [UInt8] = []
+        var ends: [Int] = []
+
+        init(_ run: ArraySlice<Entry>, _ format: EventFormat, needed: Bool) {
+            guard needed else { return }
+            for entry in run {
+                bytes.append(contentsOf: entry.event.bytes(for: format))
+                ends.append(bytes.count)
+            }
+        }
+    }
+
     /// Returns how many event × session writes the run made.
     private func write(run: ArraySlice<Entry>, direct: Bool) -> Int {
         var written = 0
-        var json: [UInt8] = []
-        var text: [UInt8] = []
-        // Where each event ends in `json` and `text`, to leave out a recipient's own.
-        var jsonEnds: [Int] = []
-        var textEnds: [Int] = []
+        let recipients = run[run.startIndex].recipients
+        // Only the formats someone takes are joined: a run with no WebSocket member never
+        // copies its frames.
+        var takesText = false, takesJSON = false, takesWebSocket = false
+        Self.forEach(recipients) { session in
+            switch session.eventFormat {
+            case .text: takesText = true
+            case .json: takesJSON = true
+            case .webSocket: takesWebSocket = true
+            }
+        }
+        let text = JoinedRun(run, .text, needed: takesText)
+        let json = JoinedRun(run, .json, needed: takesJSON)
+        let webSocket = JoinedRun(run, .webSocket, needed: takesWebSocket)
         var issuers: [UInt64] = []
         for entry in run {
-            json.append(contentsOf: entry.event.json)
-            text.append(contentsOf: entry.event.text)
-            jsonEnds.append(json.count)
-            textEnds.append(text.count)
             if let skipped = entry.skipped, !issuers.contains(skipped) { issuers.append(skipped) }
         }
         let skips = run.map(\.skipped)
-        json.withUnsafeBufferPointer { json in
-            text.withUnsafeBufferPointer { text in
-                Self.forEach(run[run.startIndex].recipients) { session in
-                    let isJSON = session.mode == .json
-                    let bytes = isJSON ? json : text
-                    guard issuers.contains(session.id) else {
-                        Self.send(bytes, to: session, direct: direct)
-                        written += skips.count
-                        return
-                    }
-                    let ends = isJSON ? jsonEnds : textEnds
-                    var from = 0
-                    for index in skips.indices {
-                        let eventStart = index == 0 ? 0 : ends[index - 1]
-                        if skips[index] == session.id {
-                            if from < eventStart { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from..<eventStart])) }
-                            from = ends[index]
-                        } else {
-                            written += 1
+        text.bytes.withUnsafeBufferPointer { textBytes in
+            json.bytes.withUnsafeBufferPointer { jsonBytes in
+                webSocket.bytes.withUnsafeBufferPointer { webSocketBytes in
+                    Self.forEach(recipients) { session in
+                        let format = session.eventFormat
+                        let bytes = switch format {
+                        case .text: textBytes
+                        case .json: jsonBytes
+                        case .webSocket: webSocketBytes
                         }
+                        guard issuers.contains(session.id) else {
+                            Self.send(bytes, to: session, direct: direct)
+                            written += skips.count
+                            return
+                        }
+                        let ends = switch format {
+                        case .text: text.ends
+                        case .json: json.ends
+                        case .webSocket: webSocket.ends
+                        }
+                        var from = 0
+                        for index in skips.indices {
+                            let eventStart = index == 0 ? 0 : ends[index - 1]
+                            if skips[index] == session.id {
+                                if from < eventStart { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from..<eventStart])) }
+                                from = ends[index]
+                            } else {
+                                written += 1
+                            }
+                        }
+                        if from < bytes.count { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from...])) }
                     }
-                    if from < bytes.count { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from...])) }
                 }
             }
         }

@@ -24,7 +24,7 @@ enum RouteTable {
         },
         .onLoop("QUIT", Command.Plain.self) { _, session, _, tag in
             session.send(.ok("bye"), tag: tag)
-            session.connection.closeAfterFlush()
+            session.closeAfterFlush()
         },
         .onLoop("REGISTER", Command.Registration.self) { hub, session, given, tag in
             hub.register(name: given.name, password: given.password, invite: given.invite, session: session, tag: tag)

@@ -2,6 +2,7 @@ import CLinux
 import ChorusCore
 import ChorusCrypto
 import ChorusNet
+import ChorusWeb
 import ChorusStore
 import Dispatch
 import Foundation
@@ -163,6 +164,7 @@ public final class Server: Sendable {
             throw StartupError("\(error)")
         }
         port = listener.port
+        updateWebOrigins()
 
         let started = DispatchSemaphore(value: 0)
         let registration = LoopBound(listener, loop: hubs[0].loop)
@@ -215,12 +217,19 @@ public final class Server: Sendable {
         } catch {
             throw StartupError("\(error)")
         }
+        updateWebOrigins()
         let done = DispatchSemaphore(value: 0)
         first.loop.execute { [first] in
             first.value.listener?.replaceTLS(context)
             done.signal()
         }
         done.wait()
+    }
+
+    /// The WebSocket origins from the certificate's names as the file holds them now.
+    private func updateWebOrigins() {
+        let names = (try? CertificateNames.subjectAltNames(pemFile: configuration.certificatePath)) ?? []
+        state.webOrigins.withLock { $0 = WebOrigins(certificateNames: names, port: port, extra: configuration.webOrigins) }
     }
 
     /// Sends the notices owed at the clock's present time. The scheduler's timer does this

@@ -28,6 +28,9 @@ public struct ServerConfiguration: Sendable {
     /// Who may REGISTER (`--registration`), and how many accounts one address may make an
     /// hour (`--register-rate`; the exempt networks have no limit).
     public var registration = RegistrationMode.open
+    /// Origins besides the certificate's names whose pages may open WebSocket sessions
+    /// (`--web-origin`, CONTRACT §9).
+    public var webOrigins: [String] = []
     public var registerRate = SignUpRules.defaultLimit
     public var scrypt = ScryptParameters.default
     /// A cap on the database size in pages (SQLite's max_page_count), for the store opener

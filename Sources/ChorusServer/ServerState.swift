@@ -1,6 +1,7 @@
 import ChorusCore
 import ChorusLocking
 import ChorusNet
+import ChorusWeb
 import Synchronization
 
 /// What every event loop of the server shares: limits that count across all sessions,
@@ -23,6 +24,9 @@ final class ServerState: Sendable {
     let metrics: Metrics
     /// Whether the store answers, for `/healthz`.
     let storeHealth = StoreHealth()
+    /// The origins whose pages may open WebSocket sessions: the certificate's names on
+    /// this port and `--web-origin` (`Server.updateWebOrigins`, at start and on SIGHUP).
+    let webOrigins = Locked(WebOrigins(certificateNames: [], port: 0, extra: []))
     private let eventRate = Locked(EventRate())
     /// Where committed jobs' events go to reach every loop.
     let bus: any EventBus

@@ -1,5 +1,6 @@
 import ChorusCore
 import ChorusNet
+import ChorusWeb
 
 /// One client on one connection: its line framer, output mode, login and input state.
 /// Owned by the loop thread.
@@ -11,11 +12,42 @@ import ChorusNet
 /// for this session that must go first, so whoever sends first flushes it
 /// (`PendingFanOut.flush`): the hub does at each entry that writes to a session.
 final class Session {
+    /// What the connection speaks, decided once after the TLS handshake (CONTRACT §9):
+    /// ALPN, or else the first bytes (`Hub+WebDoor`).
+    enum Door {
+        /// No ALPN: waiting up to 250 ms for the first bytes.
+        case undecided
+        /// The line protocol.
+        case lines
+        /// HTTP/1.1 requests (a feed, health, metrics, the web app's files).
+        case http(HTTPExchange)
+        /// A WebSocket session: requests and replies as frames.
+        case webSocket(WebSocketLink)
+    }
+
     let connection: Connection
     var framer: LineFramer
+    /// The first bytes of a connection whose door is undecided (at most a request line's
+    /// method and space).
+    var sniffed: [UInt8] = []
+    var door = Door.undecided {
+        didSet {
+            eventFormat = Self.format(mode: mode, door: door)
+            let before = Self.transport(of: oldValue)
+            if before != transport {
+                before.map { metrics.sessionClosed(transport: $0) }
+                transport.map { metrics.sessionOpened(transport: $0) }
+            }
+        }
+    }
     /// The output mode. Events already due to this session are written in the mode they
     /// were sent in: the loop's pending fan-out is flushed before a line runs.
-    var mode = OutputMode.text
+    var mode = OutputMode.text {
+        didSet { eventFormat = Self.format(mode: mode, door: door) }
+    }
+    /// Which of an event's renderings this session takes; kept with `mode` and `door`, as
+    /// fan-out asks it once per recipient.
+    private(set) var eventFormat = EventFormat.text
     var account: SignedInAccount?
     /// The bot token this session logged in with, so revoking it can close the session.
     var tokenID: Int64?
@@ -24,6 +56,8 @@ final class Session {
     /// Replies of household commands, in commit order, waiting for their events to be
     /// written on the other loops (`Hub.releaseReplies`).
     var pendingReplies = FIFOQueue<PendingReply>()
+    /// The idle check that is current (`SessionTable.scheduleIdleCheck`).
+    var idleCheck: UInt64 = 0
     /// Monotonic time of the last request line (for the idle timeout).
     var lastActivity: UInt64
     /// For the handshake timeout (`SessionTable`).
@@ -32,8 +66,9 @@ final class Session {
     var refusal: ChorusError?
     /// The address this session counts against for `--max-per-ip` (nil: not counted).
     var countedAddress: String?
-    /// How it reaches the server, for the sessions gauge (`SessionTable.setTransport`).
-    var transport = SessionTransport.line
+    /// How it reaches the server, for the sessions gauge: nil until its door is decided,
+    /// and for plain HTTP, which is not a session. The gauge moves with `door`.
+    var transport: SessionTransport? { Self.transport(of: door) }
     /// The command this session's next reply answers, when it runs alone or is answered
     /// on the loop (`Hub.handle`): that reply counts for `chorus_commands_total`. Household
     /// replies carry their verb in `PendingReply` instead.
@@ -50,16 +85,43 @@ final class Session {
 
     var id: UInt64 { connection.id }
 
+    private static func transport(of door: Door) -> SessionTransport? {
+        switch door {
+        case .lines: .line
+        case .webSocket: .websocket
+        case .undecided, .http: nil
+        }
+    }
+
+    private static func format(mode: OutputMode, door: Door) -> EventFormat {
+        if case .webSocket = door { return .webSocket }
+        return mode == .json ? .json : .text
+    }
+
+    /// The WebSocket side of this session, if it is one.
+    var webSocket: WebSocketLink? {
+        if case .webSocket(let link) = door { return link }
+        return nil
+    }
+
     func send(_ reply: Reply, tag: String?) {
         if let verb = answering {
             answering = nil
             metrics.command(verb, code: reply.code)
         }
-        connection.sendReply(reply.rendered(mode: mode, tag: tag))
+        let line = reply.rendered(mode: mode, tag: tag)
+        connection.sendReply(webSocket == nil ? line : WebSocketFrameHeader.textFrame(ofLine: line))
     }
 
     func send(_ event: RenderedEvent) {
-        connection.send(event.bytes(for: mode))
+        connection.send(event.bytes(for: eventFormat))
+    }
+
+    /// Writes what is queued, then closes; a WebSocket session first says why in a close
+    /// frame (`code`).
+    func closeAfterFlush(limit: LimitClose? = nil, code: WebSocketCloseCode = .normal) {
+        webSocket?.sendClose(code, on: connection)
+        connection.closeAfterFlush(limit: limit)
     }
 
     /// Carries out what `input` answered.

@@ -51,7 +51,6 @@ final class SessionTable {
         let session = Session(connection: connection, maxLine: configuration.maxLine, metrics: state.metrics)
         connection.delegate = delegate
         byID[connection.id] = session
-        state.metrics.sessionOpened(transport: session.transport)
         let open = state.sessionCount.add(1, ordering: .relaxed).newValue
         let address = connection.peerHost
         let exempt = configuration.exempt.contains { $0.contains(address) }
@@ -78,7 +77,7 @@ final class SessionTable {
         guard let session = byID.removeValue(forKey: connection.id) else { return }
         if let limit = connection.limitClose { logLimitClose(limit, of: session) }
         state.sessionCount.subtract(1, ordering: .relaxed)
-        state.metrics.sessionClosed(transport: session.transport)
+        session.transport.map { state.metrics.sessionClosed(transport: $0) }
         setAccount(nil, of: session)
         if let address = session.countedAddress {
             state.addressCounts.withLock { counts in
@@ -101,15 +100,6 @@ final class SessionTable {
         }
         Log.warn("close", ["reason": limit.rawValue, "user": user, "addr": session.connection.peerHost, "session": session.id,
                            setting: value])
-    }
-
-    /// The session now speaks over `transport` (a WebSocket upgrade): the gauge of open
-    /// sessions by transport moves with it.
-    func setTransport(_ transport: SessionTransport, of session: Session) {
-        guard session.transport != transport else { return }
-        state.metrics.sessionClosed(transport: session.transport)
-        session.transport = transport
-        state.metrics.sessionOpened(transport: transport)
     }
 
     // MARK: Logins
@@ -166,17 +156,36 @@ final class SessionTable {
 
     /// Closes a session that has said nothing for `--idle-timeout` seconds. The timer is
     /// re-armed lazily: activity only moves a timestamp.
+    /// Starting a new check ends the one before (a connection upgraded to WebSocket checks
+    /// at half the timeout from then on).
     func scheduleIdleCheck(_ session: Session, after seconds: Double) {
+        session.idleCheck &+= 1
+        armIdleCheck(session, chain: session.idleCheck, after: seconds)
+    }
+
+    private func armIdleCheck(_ session: Session, chain: UInt64, after seconds: Double) {
         let id = session.id
         loop.schedule(after: seconds) { [unowned self] in
-            guard let session = byID[id], session.connection.isOpen else { return }
+            guard let session = byID[id], session.connection.isOpen, session.idleCheck == chain else { return }
+            let timeout = configuration.idleTimeout
             let idle = Double(MonotonicTime.nanoseconds() - session.lastActivity) / 1e9
-            if idle >= configuration.idleTimeout && session.input.isIdle {
-                pendingFanOut.flush()
-                session.send(.error(.idle(seconds: Int(idle))), tag: nil)
-                session.connection.closeAfterFlush(limit: .idle)
+            if idle >= timeout && session.input.isIdle {
+                switch session.door {
+                case .http:
+                    // A kept-alive HTTP connection nobody uses just ends.
+                    session.connection.closeAfterFlush(limit: .idle)
+                default:
+                    pendingFanOut.flush()
+                    session.send(.error(.idle(seconds: Int(idle))), tag: nil)
+                    session.closeAfterFlush(limit: .idle, code: .goingAway)
+                }
+            } else if let link = session.webSocket, idle >= timeout / 2, !link.pingOutstanding {
+                // Half the timeout quiet: a ping, whose pong counts as activity (CONTRACT §9).
+                link.ping(on: session.connection)
+                armIdleCheck(session, chain: chain, after: max(0.05, timeout - idle))
             } else {
-                scheduleIdleCheck(session, after: max(1, configuration.idleTimeout - idle))
+                let next = session.webSocket != nil && idle < timeout / 2 ? timeout / 2 - idle : timeout - idle
+                armIdleCheck(session, chain: chain, after: max(0.05, next))
             }
         }
     }

@@ -54,6 +54,9 @@ struct Flags {
           --registration MODE      who may REGISTER: open (anyone) or invite (only with a
                                    room's invite code, except the first account) (default open)
           --register-rate N        accounts one address may make an hour (default 5)
+          --web-origin URL         another origin whose pages may open WebSocket sessions, as
+                                   https://name[:port]; repeatable (the certificate's names
+                                   on this port always may)
           --rate N, --burst N      commands per second per session and the burst above it;
                                    over it a session's input waits (default 20, 100)
           --scrypt-log-n N         password hash cost, log2 of scrypt's N (default 17; below 14 warns)
@@ -66,7 +69,8 @@ struct Flags {
     static let valueFlags: Set<String> = [
         "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
         "--handshake-timeout", "--idle-timeout", "--send-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
-        "--max-per-ip", "--exempt", "--loops", "--postgres", "--node", "--registration", "--register-rate", "--metrics-allow",
+        "--max-per-ip", "--exempt", "--loops", "--postgres", "--node", "--registration", "--register-rate",
+        "--web-origin", "--metrics-allow",
     ]
 
     struct Failure: Error {
@@ -126,6 +130,11 @@ struct Flags {
                 }
                 configuration.registration = mode
             case "--register-rate": configuration.registerRate = try number(flag, value, 1...1_000_000)
+            case "--web-origin":
+                guard value.hasPrefix("https://") || value.hasPrefix("http://"), !value.dropFirst(8).contains("/") else {
+                    throw Failure(message: "--web-origin takes an origin like https://chores.example.org:7667, not \(value)")
+                }
+                configuration.webOrigins.append(value)
             case "--exempt":
                 guard let range = AddressRange(value) else {
                     throw Failure(message: "--exempt takes an address or CIDR range like 10.0.0.0/8, not \(value)")

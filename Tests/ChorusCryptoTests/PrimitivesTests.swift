@@ -20,6 +20,12 @@ import Testing
     #expect(bytes.first == 0xba && bytes.last == 0xad)
 }
 
+/// SHA-1 matches the FIPS 180-1 vectors for "abc" and the empty string.
+@Test func sha1KnownVectors() {
+    #expect(Hex.lowercase(Digest.sha1(Array("abc".utf8))) == "a9993e364706816aba3e25717850c26c9cd0d89d")
+    #expect(Hex.lowercase(Digest.sha1([])) == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
+}
+
 /// Random output has the requested length, hex is lowercase, and repeated calls differ.
 @Test func secureRandomLengthsAndNonRepetition() {
     #expect(SecureRandom.bytes(0).isEmpty)

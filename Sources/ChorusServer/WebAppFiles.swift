@@ -1,0 +1,29 @@
+import ChorusWeb
+
+/// What `GET /` and `GET /manifest.webmanifest` serve (CONTRACT §9). The web app itself
+/// comes with the next issue; until then the page says where to go.
+enum WebAppFiles {
+    static let page = HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Array("""
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Chorus</title>
+        <link rel="manifest" href="/manifest.webmanifest">
+        </head>
+        <body>
+        <h1>Chorus</h1>
+        <p>This server speaks to the <code>chorus</code> client, to bots over WebSocket at <code>/ws</code>,
+        and to calendar apps through the addresses <code>CALENDAR LINK</code> gives.</p>
+        </body>
+        </html>
+
+        """.utf8), headers: [.init("Cache-Control", "no-cache")])
+
+    static let manifest = HTTPResponse(status: 200, contentType: "application/manifest+json", body: Array("""
+        {"name":"Chorus","short_name":"Chorus","start_url":"/","display":"standalone",\
+        "background_color":"#ffffff","theme_color":"#2f6f4f","icons":[]}
+
+        """.utf8), headers: [.init("Cache-Control", "no-cache")])
+}
