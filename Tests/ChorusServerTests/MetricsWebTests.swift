@@ -68,6 +68,22 @@ import Testing
         #expect(try Self.get("/healthz", port: server.port).status == 200)
     }
 
+    /// `chorusd --metrics-allow`: a range that leaves loopback out refuses it (404), the
+    /// default lets it in, and a value that is no range is one line and status 2.
+    @Test func theMetricsAllowFlag() throws {
+        let directory = try TemporaryDirectory()
+        let bad = try ProcessTests.run(["--metrics-allow", "everyone"], in: directory.path)
+        #expect(bad.status == 2)
+        #expect(bad.stderr.contains("--metrics-allow takes an address or CIDR range like 10.0.0.0/8, not everyone"), "\(bad.stderr)")
+        for (flags, status) in [(["--metrics-allow", "192.0.2.0/24", "--metrics-allow", "10.0.0.0/8"], 404), ([], 200)] {
+            let daemon = try ProcessTests.Daemon(["--port", "0", "--scrypt-log-n", "10"] + flags, in: directory.path)
+            #expect(try daemon.waitUntilListening())
+            #expect(try Self.get("/metrics", port: daemon.port).status == status, "\(flags)")
+            daemon.process.terminate()
+            _ = daemon.finish()
+        }
+    }
+
     /// A node whose PostgreSQL goes away turns 503 within a few seconds with no client
     /// command to notice it (the probe job), and 200 again once the database is back; its
     /// metrics carry its node name.
