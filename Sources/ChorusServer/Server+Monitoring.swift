@@ -2,7 +2,7 @@ import Dispatch
 import ChorusLocking
 
 /// `/healthz` and `/metrics` as the first hub answers them, asked from any thread and
-/// waited for: for tests and tools, until the web door serves them over HTTPS.
+/// waited for: for tests that ask without HTTP (the web door asks a hub itself).
 extension Server {
     /// The text `/metrics` would answer.
     func metricsText() -> String {
