@@ -74,6 +74,18 @@ import Testing
         #expect(try web.isClosedByServer())
     }
 
+    /// Requests spend the session's rate tokens like lines: past the burst they wait their
+    /// turn and are all answered, in order.
+    @Test func requestsPastTheBurstWaitForTokens() throws {
+        let server = try TestServer { $0.rate = 5; $0.burst = 2 }
+        let web = try WebClient(port: server.port)
+        try web.send(String(repeating: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n", count: 4))
+        for _ in 0..<4 {
+            #expect(try web.readResponse().status == 200)
+            #expect(try web.readResponse().status == 404)
+        }
+    }
+
     @Test(arguments: [
         ("BREW / HTTP/1.1\r\nHost: x\r\n\r\n", 405),
         ("GET / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nhello", 400),
@@ -338,6 +350,44 @@ import Testing
         seen += String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(seen)")
         #expect(seen.contains("heard hello python"), "\(seen)")
+    }
+
+    /// The manifest's icons are PNG files zlib (through Python) inflates to the image the
+    /// manifest promises: every chunk's CRC right, the size named, green with a white mark.
+    @Test(arguments: [192, 512]) func theIconsArePNGsARealDecoderReads(size: Int) throws {
+        let server = try TestServer()
+        let web = try WebClient(port: server.port)
+        let manifest = try JSONSerialization.jsonObject(with: Data(try web.request("GET", "/manifest.webmanifest").body)) as? [String: Any]
+        let icons = manifest?["icons"] as? [[String: Any]] ?? []
+        #expect(icons.contains { $0["sizes"] as? String == "\(size)x\(size)" && $0["src"] as? String == "/icon-\(size).png" })
+        #expect(icons.contains { $0["purpose"] as? String == "maskable" })
+        let icon = try web.request("GET", "/icon-\(size).png")
+        #expect(icon.status == 200 && icon.headers["content-type"] == "image/png")
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/icon.png"
+        try Data(icon.body).write(to: URL(fileURLWithPath: file))
+        let check = """
+            import struct, sys, zlib
+            data = open(sys.argv[1], "rb").read()
+            assert data[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+            at, idat, size = 8, b"", None
+            while at < len(data):
+                length, kind = struct.unpack(">I4s", data[at:at + 8])
+                body = data[at + 8:at + 8 + length]
+                assert zlib.crc32(kind + body) == struct.unpack(">I", data[at + 8 + length:at + 12 + length])[0], kind
+                if kind == b"IHDR": size = struct.unpack(">II", body[:8])
+                if kind == b"IDAT": idat += body
+                at += 12 + length
+            raw = zlib.decompress(idat)
+            width, height = size
+            assert len(raw) == height * (width * 4 + 1)
+            pixel = lambda x, y: raw[y * (width * 4 + 1) + 1 + x * 4:y * (width * 4 + 1) + 5 + x * 4]
+            assert pixel(2, 2) == bytes([0x2f, 0x6f, 0x4f, 0xff]), pixel(2, 2)
+            assert pixel(int(width * 0.44), int(height * 0.68)) == bytes([255, 255, 255, 255])
+            print(width, height)
+            """
+        let result = try WebDoorPeerTests.run("/usr/bin/python3", ["-c", check, file])
+        #expect(result.status == 0 && result.output == "\(size) \(size)\n", "\(result.output)")
     }
 
     /// curl offers h2 and http/1.1 by ALPN and gets HTTP/1.1.
