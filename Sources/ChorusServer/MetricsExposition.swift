@@ -41,8 +41,6 @@ struct MetricFamily: Sendable {
 /// `# TYPE` per family, one line per series, histograms as cumulative `_bucket{le=…}`
 /// lines ending with `+Inf`, then `_sum` and `_count`. Pure.
 enum MetricsExposition {
-    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
-
     /// `common` labels (the node's, in cluster mode) come first on every series.
     static func render(_ families: [MetricFamily], common: [(String, String)] = []) -> String {
         var out = ""
