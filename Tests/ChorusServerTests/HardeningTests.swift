@@ -33,25 +33,10 @@ import Testing
         _ = try reader.drain()
         let count = 3000
         // The reader keeps up on its own thread; the sleeper reads nothing until the end.
-        let received = Locked(0)
-        let readerDone = DispatchSemaphore(value: 0)
-        // From here on only the reader thread touches this session.
-        nonisolated(unsafe) let readerSession = reader
-        let readerThread = Thread {
-            defer { readerDone.signal() }
-            while received.withLock({ $0 }) < count {
-                guard let event = try? readerSession.event(timeout: 30) else { return }
-                if event["event"] as? String == "message" { received.withLock { $0 += 1 } }
-            }
-        }
-        readerThread.start()
-        let text = String(repeating: "x", count: 3900)
-        for batch in stride(from: 0, to: count, by: 100) {
-            let replies = try sender.pipeline((batch..<batch + 100).map { "SAY \(room) \($0) \(text)" })
-            #expect(replies.allSatisfy { $0["type"] as? String == "ok" })
-        }
-        #expect(readerDone.wait(timeout: .now() + 60) == .success)
-        #expect(received.withLock { $0 } == count)
+        let counter = MessageCounter(reader, until: count)
+        try sender.flood(room, count: count)
+        #expect(counter.wait(seconds: 60))
+        #expect(counter.count == count)
         // The sleeper was cut off: draining its socket ends in a close, long before all the messages.
         var lines = 0
         while try sleeper.connection.readLine(timeout: 20) != nil { lines += 1 }

@@ -1,4 +1,5 @@
 import ChorusClient
+import ChorusLocking
 import Foundation
 import Testing
 
@@ -186,5 +187,42 @@ extension TestServer {
         try alice.add("housebot", to: room)
         let token = try #require(try bot.ok("TOKEN CREATE cron")["token"] as? String)
         return (alice, bot, room, token)
+    }
+}
+
+/// A device read on a thread of its own, counting the `message` events it gets until it
+/// has `count` of them (or 30 s pass without an event): a member who keeps up while the
+/// test floods the room.
+final class MessageCounter: @unchecked Sendable {
+    // Safety: after init only the counting thread touches the device; `counted` is locked.
+    private let counted = Locked(0)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ device: Device, until count: Int) {
+        nonisolated(unsafe) let reader = device
+        Thread { [counted, done] in
+            defer { done.signal() }
+            while counted.withLock({ $0 }) < count {
+                guard let event = try? reader.event(timeout: 30) else { return }
+                if event["event"] as? String == "message" { counted.withLock { $0 += 1 } }
+            }
+        }.start()
+    }
+
+    /// Whether the thread finished within `seconds`.
+    func wait(seconds: Double) -> Bool { done.wait(timeout: .now() + seconds) == .success }
+
+    var count: Int { counted.withLock { $0 } }
+}
+
+extension Device {
+    /// Says `count` messages of about 4 KB in `room`, pipelined a hundred at a time; every
+    /// one must be accepted.
+    func flood(_ room: Int, count: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let text = String(repeating: "x", count: 3900)
+        for batch in stride(from: 0, to: count, by: 100) {
+            let replies = try pipeline((batch..<min(count, batch + 100)).map { "SAY \(room) \($0) \(text)" })
+            #expect(replies.allSatisfy { $0["type"] as? String == "ok" }, sourceLocation: sourceLocation)
+        }
     }
 }
