@@ -29,7 +29,7 @@ struct BenchContext {
         } else {
             throw BenchFailure("no certificate to check the server against: give --ca FILE or --insecure")
         }
-        tls = try TLSClientContext(trust: trust)
+        tls = try TLSClientContext(trust: trust, applicationProtocols: options.transport.applicationProtocols)
         let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         runID = String((0..<6).map { _ in letters.randomElement()! })
     }
@@ -47,7 +47,7 @@ struct BenchContext {
     /// Runs `workload` on a generator with one of its shards per `--threads` loop,
     /// stopped after it.
     func run<Kind: Workload>(_ workload: Kind.Type) throws -> BenchReport {
-        let generator = try Generator(threads: options.threads, addresses: addresses, tls: tls) { index, nodes in
+        let generator = try Generator(threads: options.threads, addresses: addresses, tls: tls, transport: options.transport) { index, nodes in
             Kind.Shard(index: index, nodes: nodes)
         }
         defer { generator.stop() }

@@ -23,6 +23,8 @@ struct BenchOptions: Sendable {
     var payload = 64
     /// fanout: the output mode members read events in (`json`, as a bot; `text`, as a person).
     var mode = "json"
+    /// `--transport`: line sessions, or WebSocket sessions through the web door.
+    var transport = BenchTransport.line
     var sessions = 2000
     var accounts = 100
     var parallel = 64
@@ -64,6 +66,9 @@ struct BenchOptions: Sendable {
           --clients T --seconds D --window W                            writes (8, 10, 1)
           --ping-interval MS                                            login: the unrelated PING (10)
         tool:
+          --transport line|websocket  line sessions (ALPN chorus), or WebSocket sessions (ALPN
+                                  http/1.1, GET /ws, one frame per line; JSON mode only, so not
+                                  with --mode text or handshake)
           --threads N             generator event-loop threads (1)
           --scrypt-log-n N        hash cost given to a spawned server
           --server-arg ARG        one more flag for a spawned server; repeatable
@@ -108,6 +113,9 @@ struct BenchOptions: Sendable {
             if options.spawn != nil { throw BenchFailure("--servers measures running nodes; it cannot be combined with --spawn") }
             if options.addressGiven { throw BenchFailure("give either --servers or --host/--port, not both") }
         }
+        if options.transport == .websocket && (options.mode == "text" || options.workload == .handshake) {
+            throw BenchFailure("--transport websocket sessions are in JSON mode: not with --mode text or handshake")
+        }
         if options.senders > options.members {
             throw BenchFailure("--senders (\(options.senders)) cannot exceed --members (\(options.members))")
         }
@@ -137,6 +145,11 @@ struct BenchOptions: Sendable {
         case "--mode":
             guard value == "json" || value == "text" else { throw BenchFailure("--mode is json or text, not \(value)") }
             mode = value
+        case "--transport":
+            guard let transport = BenchTransport(rawValue: value) else {
+                throw BenchFailure("--transport is line or websocket, not \(value)")
+            }
+            self.transport = transport
         case "--sessions": sessions = try Self.number(flag, value, 1...1_000_000)
         case "--accounts": accounts = try Self.number(flag, value, 1...1_000_000)
         case "--parallel": parallel = try Self.number(flag, value, 1...100_000)
