@@ -9,6 +9,8 @@ struct BenchContext {
     /// One per node; a single one without `--servers`.
     let addresses: [ResolvedAddress]
     let tls: TLSClientContext
+    /// How the server's certificate is checked, for contexts of other connections.
+    let trust: TLSClientContext.Trust
     /// A few random letters in every account name of this run.
     let runID: String
 
@@ -21,7 +23,6 @@ struct BenchContext {
         self.options = options
         self.server = server
         addresses = try nodes.map { try ResolvedAddress(host: $0.host, port: $0.port) }
-        let trust: TLSClientContext.Trust
         if options.insecure {
             trust = .anyCertificate
         } else if let ca = options.caFile ?? server.certificatePath {

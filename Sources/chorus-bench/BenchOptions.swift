@@ -25,6 +25,8 @@ struct BenchOptions: Sendable {
     var mode = "json"
     /// `--transport`: line sessions, or WebSocket sessions through the web door.
     var transport = BenchTransport.line
+    /// `--healthz MS`: fanout polls `GET /healthz` every MS ms while it measures.
+    var healthzInterval: Double?
     var sessions = 2000
     var accounts = 100
     var parallel = 64
@@ -69,6 +71,8 @@ struct BenchOptions: Sendable {
           --transport line|websocket  line sessions (ALPN chorus), or WebSocket sessions (ALPN
                                   http/1.1, GET /ws, one frame per line; JSON mode only, so not
                                   with --mode text or handshake)
+          --healthz MS            fanout: one HTTPS connection polls GET /healthz every MS ms
+                                  during the measured phase; reports its latency
           --threads N             generator event-loop threads (1)
           --scrypt-log-n N        hash cost given to a spawned server
           --server-arg ARG        one more flag for a spawned server; repeatable
@@ -150,6 +154,7 @@ struct BenchOptions: Sendable {
                 throw BenchFailure("--transport is line or websocket, not \(value)")
             }
             self.transport = transport
+        case "--healthz": healthzInterval = try Self.decimal(flag, value, 1...60_000) / 1000
         case "--sessions": sessions = try Self.number(flag, value, 1...1_000_000)
         case "--accounts": accounts = try Self.number(flag, value, 1...1_000_000)
         case "--parallel": parallel = try Self.number(flag, value, 1...100_000)

@@ -43,7 +43,7 @@ import Testing
         let key = request.split(separator: "\r\n").first { $0.hasPrefix("Sec-WebSocket-Key: ") }?.dropFirst(19)
         #expect(key.flatMap { Data(base64Encoded: String($0)) }?.count == 16)
         // RFC 6455 §1.3's own example.
-        #expect(WebSocketClientCodec.acceptValue(forKey: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBXiNbJQrM5ZD5xZmYfXok=")
+        #expect(WebSocketClientCodec.acceptValue(forKey: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
     }
 
     @Test func aRefusedOrWrongUpgradeIsAFailure() {
@@ -143,5 +143,27 @@ import Testing
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.json["ok"] as? Bool == true)
         #expect(run.json["transport"] as? String == "websocket")
+    }
+}
+
+/// `--healthz MS`: a keep-alive HTTPS connection polls `GET /healthz` while fan-out runs.
+@Suite(.timeLimit(.minutes(10))) struct HealthzProbeRunTests {
+    @Test(arguments: ["line", "websocket"])
+    func theProbeIsAnsweredWhileFanOutRuns(transport: String) throws {
+        let server = try BenchServer()
+        let run = try BenchRun.run([
+            "fanout", "--port", String(server.port), "--ca", server.certificate, "--transport", transport,
+            "--members", "6", "--senders", "2", "--messages", "20", "--healthz", "1",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let json = run.json
+        #expect(json["ok"] as? Bool == true)
+        #expect(json["lost"] as? Int == 0)
+        // The first request goes out as the phase starts, and stopping waits for its answer.
+        let answered = try #require(json["healthz_answered"] as? Int, "\(run.stdout)")
+        #expect(answered >= 1)
+        #expect(json["healthz_not_ok"] as? Int == 0)
+        #expect((json["healthz_latency_ms"] as? [String: Any])?["count"] as? Int == answered)
+        #expect(run.stderr.contains("GET /healthz: \(answered) answered, 0 not 200"))
     }
 }
