@@ -73,7 +73,12 @@ final class BenchSession: ClientConnectionDelegate {
 
     func clientConnection(_ connection: ClientConnection, didReceive bytes: UnsafeRawBufferPointer) {
         let readAt = BenchClock.now()
-        if let failure = framing.feed(bytes, answering: connection, { line in self.handle(line, readAt: readAt) }) {
+        // The connection holds this session for the call; a plain capture cost a retain
+        // per WebSocket message (on the slow path: the delegate is weak, so there is a side table).
+        let session = Unmanaged.passUnretained(self)
+        if let failure = framing.feed(bytes, answering: connection, { line in
+            session._withUnsafeGuaranteedRef { $0.handle(line, readAt: readAt) }
+        }) {
             connection.close(reason: failure)
         }
     }

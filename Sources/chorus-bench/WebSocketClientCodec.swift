@@ -78,6 +78,7 @@ struct WebSocketClientCodec {
 
     /// Calls `each` for every whole text message in `bytes`, in order, after the 101;
     /// pings get pongs in the feedback, a close frame or a broken one a failure.
+    @inline(__always)
     mutating func feed(_ bytes: UnsafeRawBufferPointer, _ each: (UnsafeRawBufferPointer) -> Void) -> Feedback {
         var feedback = Feedback()
         guard upgraded else {
@@ -121,6 +122,7 @@ struct WebSocketClientCodec {
         return "101 without Sec-WebSocket-Accept"
     }
 
+    @inline(__always)
     private mutating func feedFrames(_ bytes: UnsafeRawBufferPointer, _ feedback: inout Feedback,
                                      _ each: (UnsafeRawBufferPointer) -> Void) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
@@ -189,6 +191,7 @@ struct WebSocketClientCodec {
         }
     }
 
+    @inline(__always)
     private mutating func deliver(_ frame: UnsafeRawBufferPointer, headerLength: Int, _ feedback: inout Feedback,
                                   _ each: (UnsafeRawBufferPointer) -> Void) {
         let payload = UnsafeRawBufferPointer(rebasing: frame[headerLength...])
