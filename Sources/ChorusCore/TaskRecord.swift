@@ -79,7 +79,13 @@ public struct TaskRecord: Sendable, Equatable {
         self.notices = notices
     }
 
-    public var effectiveProgress: Int { done ? 100 : (computedProgress ?? progress) }
+    public var effectiveProgress: Int { Self.effectiveProgress(done: done, computed: computedProgress, progress: progress) }
+
+    /// What a task's progress counts as: 100 once done, else its roll-up from subtasks
+    /// when it has any, else its own.
+    public static func effectiveProgress(done: Bool, computed: Int?, progress: Int) -> Int {
+        done ? 100 : (computed ?? progress)
+    }
 
     /// Gives the task to an account (id and name together), or to nobody.
     public mutating func assign(to account: (id: Int64, name: String)?) {

@@ -5,8 +5,11 @@ import ChorusWeb
 /// waits for so responses keep request order. Loop thread only.
 final class HTTPExchange {
     var parser = HTTPRequestParser()
-    /// A request is out being answered; reading is paused until it is.
+    /// A request is out being answered, or waits for a rate token; reading is paused
+    /// until it is.
     var answering = false
+    /// A request taken from the parser that waits for a token (`--rate`).
+    var held: HTTPParse?
 
     init() {}
 }

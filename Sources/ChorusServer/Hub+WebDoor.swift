@@ -94,9 +94,18 @@ extension Hub {
     /// connection closes, or the bytes run out.
     func serveHTTP(_ session: Session, _ exchange: HTTPExchange) {
         while session.connection.isOpen && !exchange.answering, case .http = session.door {
-            guard let parsed = exchange.parser.next() else { break }
+            let now = MonotonicTime.nanoseconds()
+            guard let parsed = exchange.held ?? exchange.parser.next() else { break }
+            exchange.held = nil
+            // Requests take tokens from the same bucket as lines; without one, the request
+            // waits, and reading with it, until one is back.
+            if case .request = parsed, !session.takeToken(rate: configuration.rate, burst: configuration.burst, now: now) {
+                exchange.held = parsed
+                waitForHTTPToken(session, exchange)
+                return
+            }
             session.receivedFirstLine = true
-            session.lastActivity = MonotonicTime.nanoseconds()
+            session.lastActivity = now
             switch parsed {
             case .refusal(let refusal):
                 Log.info("http refused", ["status": refusal.status, "reason": refusal.reason, "addr": session.connection.peerHost])
@@ -105,6 +114,18 @@ extension Hub {
             case .request(let head, _):
                 route(head, from: session, exchange)
             }
+        }
+    }
+
+    private func waitForHTTPToken(_ session: Session, _ exchange: HTTPExchange) {
+        exchange.answering = true
+        session.connection.pauseReading()
+        let id = session.id
+        loop.schedule(after: session.secondsUntilToken(rate: configuration.rate)) { [unowned self] in
+            guard let session = sessions[id], session.connection.isOpen else { return }
+            exchange.answering = false
+            session.connection.resumeReading()
+            serveHTTP(session, exchange)
         }
     }
 
@@ -129,11 +150,11 @@ extension Hub {
             reply(.text(405, "method not allowed", headers: [.init("Allow", "GET, HEAD")]))
             return
         }
+        if let file = WebAppFiles.file(at: head.path) {
+            reply(file)
+            return
+        }
         switch head.path {
-        case "/":
-            reply(WebAppFiles.page)
-        case "/manifest.webmanifest":
-            reply(WebAppFiles.manifest)
         case "/healthz":
             answerOffLoop(session, exchange) { [unowned self] finish in
                 guard !sessions.refusesNew else { return finish(.text(503, "shutting down")) }

@@ -1,7 +1,7 @@
 /// `chorus-bench`'s command line: a workload name, then `--flag value` or `--flag=value`.
 struct BenchOptions: Sendable {
     enum Workload: String, Sendable, CaseIterable {
-        case fanout, connections, handshake, writes, login
+        case fanout, connections, handshake, writes, login, tasks
     }
 
     var workload = Workload.fanout
@@ -33,6 +33,10 @@ struct BenchOptions: Sendable {
     var loops: Int?
     var seconds = 10.0
     var clients = 8
+    /// tasks: the room's top-level tasks, how many of them are parents, and their subtasks each.
+    var tasks = 2000
+    var parents = 500
+    var subtasks = 4
     var pingInterval = 10.0
     var settle = 2.0
     var timeout = 600.0
@@ -46,7 +50,7 @@ struct BenchOptions: Sendable {
     var effectiveWindow: Int { window ?? (workload == .fanout ? 16 : 1) }
 
     static let usage = """
-        usage: chorus-bench fanout|connections|handshake|writes|login [flags]
+        usage: chorus-bench fanout|connections|handshake|writes|login|tasks [flags]
 
         server (one of):
           --spawn PATH            start PATH (a chorusd) on a temporary folder with --port 0,
@@ -65,7 +69,8 @@ struct BenchOptions: Sendable {
           --mode json|text                                              fanout: how members read events (json)
           --sessions C --accounts U --parallel P                        connections (2000, 100, 64)
           --loops K --seconds D                                         handshake, login (4, 10)
-          --clients T --seconds D --window W                            writes (8, 10, 1)
+          --clients T --seconds D --window W                            writes, tasks (8, 10, 1)
+          --tasks N --parents P --subtasks K                            tasks: the listed room (2000, 500, 4)
           --ping-interval MS                                            login: the unrelated PING (10)
         tool:
           --transport line|websocket  line sessions (ALPN chorus), or WebSocket sessions (ALPN
@@ -161,6 +166,9 @@ struct BenchOptions: Sendable {
         case "--loops": loops = try Self.number(flag, value, 1...10_000)
         case "--seconds": seconds = try Self.decimal(flag, value, 0.1...86_400)
         case "--clients": clients = try Self.number(flag, value, 1...100_000)
+        case "--tasks": tasks = try Self.number(flag, value, 1...1_000_000)
+        case "--parents": parents = try Self.number(flag, value, 0...1_000_000)
+        case "--subtasks": subtasks = try Self.number(flag, value, 0...1000)
         case "--ping-interval": pingInterval = try Self.decimal(flag, value, 0.1...60_000)
         case "--settle": settle = try Self.decimal(flag, value, 0...600)
         case "--timeout": timeout = try Self.decimal(flag, value, 1...86_400)

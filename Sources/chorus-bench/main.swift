@@ -78,6 +78,7 @@ do {
     case .handshake: report = try context.run(HandshakeWorkload.self)
     case .writes: report = try context.run(WritesWorkload.self)
     case .login: report = try context.run(LoginWorkload.self)
+    case .tasks: report = try context.run(TasksWorkload.self)
     }
 } catch {
     fail("\(error)", server: server)

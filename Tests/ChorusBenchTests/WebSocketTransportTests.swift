@@ -136,6 +136,7 @@ import Testing
         ["writes", "--clients", "3", "--seconds", "0.3"],
         ["connections", "--sessions", "6", "--accounts", "3", "--settle", "0"],
         ["login", "--loops", "2", "--seconds", "0.3"],
+        ["tasks", "--tasks", "20", "--parents", "2", "--subtasks", "3", "--clients", "2", "--seconds", "0.3"],
     ])
     func otherWorkloadsRunOverWebSocket(workload: [String]) throws {
         let server = try BenchServer()

@@ -28,6 +28,32 @@ import Testing
         #expect(RoomProgress.percent(of: [Fixture.task(progress: 0, computed: 80)]) == 80)
     }
 
+    /// What the engines hand over is sums, not records: a parent's subtasks summed
+    /// (`ProgressSums`), and for the bar the counted tasks without subtasks summed plus each
+    /// parent with its subtasks' sums. The percentages from them are the records' own.
+    @Test func sumsDecideAsRecordsDo() {
+        let subtasks = [Fixture.task(progress: 50), Fixture.task(progress: 10, done: true, points: 2), Fixture.task(progress: 30, points: 0)]
+        let sums = ProgressSums(of: subtasks)
+        #expect(sums == ProgressSums(tasks: 3, done: 1, points: 3, donePoints: 2, openProgress: 80, openWeightedProgress: 50))
+        // (100 * 2 + 50 * 1 + 30 * 0 + 3 / 2) / 3 = 83
+        #expect(SubtaskProgress.percent(sums) == 83)
+        #expect(SubtaskProgress.percent(sums) == SubtaskProgress.percent(of: subtasks))
+        #expect(SubtaskProgress.percent(ProgressSums()) == nil)
+        // No points: the plain average of 100 (done) and 30.
+        #expect(SubtaskProgress.percent(ProgressSums(tasks: 2, done: 1, openProgress: 30)) == 65)
+
+        let plain = [Fixture.task(progress: 40, points: 2), Fixture.task(done: true, points: 1)]
+        let finishedSubtasks = ProgressSums(tasks: 1, points: 1, openProgress: 10, openWeightedProgress: 10)
+        let (totals, open) = RoomProgress.totals(plain: ProgressSums(of: plain), parents: [
+            RoomProgress.Parent(done: false, points: 3, progress: 0, subtasks: sums),
+            RoomProgress.Parent(done: true, points: 1, progress: 0, subtasks: finishedSubtasks),
+        ])
+        let records = plain + [Fixture.task(points: 3, computed: 83), Fixture.task(done: true, points: 1, computed: 10)]
+        #expect(RoomProgress.percent(totals) == RoomProgress.percent(of: records))
+        #expect(RoomProgress.percent(totals) == 76)
+        #expect(open == 2)
+    }
+
     /// Open tasks always count; finished ones for seven days; subtasks never (their parent does).
     @Test func roomBarCountsTheLastWeek() {
         let now = Fixture.now

@@ -156,7 +156,8 @@ import Testing
             return
         }
         let block = try Self.readmeHAProxyBlock()
-        for setting in ["timeout connect", "timeout client", "timeout server", "inter 500ms fall 2 rise 2", "option redispatch", "retries"] {
+        for setting in ["timeout connect", "timeout client", "timeout server", "inter 500ms fall 2 rise 2", "option redispatch", "retries",
+                        "option httpchk GET /healthz", "check-alpn http/1.1"] {
             #expect(block.contains(setting), "README's haproxy block lacks \(setting)")
         }
         let directory = try TemporaryDirectory()

@@ -1,4 +1,5 @@
 import ChorusClient
+import ChorusLocking
 import ChorusServer
 import Foundation
 import Testing
@@ -71,6 +72,18 @@ import Testing
         let last = try web.request("GET", "/healthz", close: true)
         #expect(last.headers["connection"] == "close")
         #expect(try web.isClosedByServer())
+    }
+
+    /// Requests spend the session's rate tokens like lines: past the burst they wait their
+    /// turn and are all answered, in order.
+    @Test func requestsPastTheBurstWaitForTokens() throws {
+        let server = try TestServer { $0.rate = 5; $0.burst = 2 }
+        let web = try WebClient(port: server.port)
+        try web.send(String(repeating: "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n", count: 4))
+        for _ in 0..<4 {
+            #expect(try web.readResponse().status == 200)
+            #expect(try web.readResponse().status == 404)
+        }
     }
 
     @Test(arguments: [
@@ -231,5 +244,170 @@ import Testing
         let bye = try web.readJSON()
         #expect(bye?["event"] as? String == "bye")
         #expect(try web.readFrame()?.closeCode == 1001)
+    }
+}
+
+/// The door's limits under load, and clients nobody here wrote.
+@Suite(.serialized) struct WebDoorPeerTests {
+    /// A WebSocket member that reads nothing is dropped at --sendq while a line member
+    /// who reads gets every message and the sender is never held back.
+    @Test func aSlowWebSocketReaderIsDroppedWithoutHoldingAnyone() throws {
+        let server = try TestServer { $0.sendQueueBytes = 262_144 }
+        let sender = try server.device("sender")
+        let reader = try server.device("reader")
+        let room = id(try sender.ok("ROOM CREATE Flat")["room"])
+        try sender.add("reader", to: room)
+        _ = try reader.drain()
+        let code = try sender.ok("ROOM INVITE \(room)")["code"] as? String ?? ""
+        let sleeper = try WebClient(port: server.port)
+        #expect(try sleeper.upgrade().status == 101)
+        #expect(try sleeper.json("REGISTER sleeper \"\(defaultPassword)\"")["type"] as? String == "ok")
+        #expect(try sleeper.json("ROOM JOIN \(code)")["type"] as? String == "ok")
+        _ = try reader.drain()
+
+        let count = 3000
+        let received = Locked(0)
+        let readerDone = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) let readerSession = reader
+        let readerThread = Thread {
+            defer { readerDone.signal() }
+            while received.withLock({ $0 }) < count {
+                guard let event = try? readerSession.event(timeout: 30) else { return }
+                if event["event"] as? String == "message" { received.withLock { $0 += 1 } }
+            }
+        }
+        readerThread.start()
+        let text = String(repeating: "x", count: 3900)
+        for batch in stride(from: 0, to: count, by: 100) {
+            let replies = try sender.pipeline((batch..<batch + 100).map { "SAY \(room) \($0) \(text)" })
+            #expect(replies.allSatisfy { $0["type"] as? String == "ok" })
+        }
+        #expect(readerDone.wait(timeout: .now() + 60) == .success)
+        #expect(received.withLock { $0 } == count)
+        // The sleeper was cut off: its frames end in a hang-up long before all the messages.
+        var messages = 0
+        while let frame = try sleeper.readFrame(timeout: 20) {
+            if frame.opcode == 1 && frame.text.contains("\"message\"") { messages += 1 }
+        }
+        #expect(messages < count)
+    }
+
+    /// Python's `websockets` (Debian's python3-websockets): a real client library logs in
+    /// over wss, hears a line member's message and leaves with a clean close.
+    @Test func aRealWebSocketClientLibrary() throws {
+        let python = "/usr/bin/python3"
+        let available = (try? Self.run(python, ["-c", "import websockets"]).status) == 0
+        if !available {
+            #expect(ProcessInfo.processInfo.environment["CI"] == nil, "python3-websockets is missing (.ci/run installs it)")
+            return
+        }
+        let server = try TestServer()
+        let line = try server.device("lena")
+        let room = id(try line.ok("ROOM CREATE Flat")["room"])
+        let code = try line.ok("ROOM INVITE \(room)")["code"] as? String ?? ""
+        let script = """
+            import asyncio, json, ssl, sys, websockets
+            async def main():
+                context = ssl.create_default_context()
+                context.check_hostname = False
+                context.verify_mode = ssl.CERT_NONE
+                async with websockets.connect(sys.argv[1], ssl=context, origin="https://localhost:" + sys.argv[2]) as ws:
+                    async def ask(line):
+                        await ws.send(line)
+                        while True:
+                            reply = json.loads(await ws.recv())
+                            if reply["type"] != "event":
+                                return reply
+                    assert (await ask('REGISTER py "\(WebDoorTests.password)"'))["type"] == "ok"
+                    assert (await ask("ROOM JOIN " + sys.argv[3]))["type"] == "ok"
+                    print("joined", flush=True)
+                    while True:
+                        event = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                        if event.get("event") == "message":
+                            print("heard", event["message"]["text"], flush=True)
+                            break
+            asyncio.run(main())
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script, "wss://127.0.0.1:\(server.port)/ws", "\(server.port)", code]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        // Once it has joined, the line member speaks.
+        let handle = output.fileHandleForReading
+        var seen = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !seen.contains("joined") && Date() < deadline {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(seen.contains("joined"), "\(seen)")
+        #expect(try line.ok("SAY \(room) hello python")["type"] as? String == "ok")
+        process.waitUntilExit()
+        seen += String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(seen)")
+        #expect(seen.contains("heard hello python"), "\(seen)")
+    }
+
+    /// The manifest's icons are PNG files zlib (through Python) inflates to the image the
+    /// manifest promises: every chunk's CRC right, the size named, green with a white mark.
+    @Test(arguments: [192, 512]) func theIconsArePNGsARealDecoderReads(size: Int) throws {
+        let server = try TestServer()
+        let web = try WebClient(port: server.port)
+        let manifest = try JSONSerialization.jsonObject(with: Data(try web.request("GET", "/manifest.webmanifest").body)) as? [String: Any]
+        let icons = manifest?["icons"] as? [[String: Any]] ?? []
+        #expect(icons.contains { $0["sizes"] as? String == "\(size)x\(size)" && $0["src"] as? String == "/icon-\(size).png" })
+        #expect(icons.contains { $0["purpose"] as? String == "maskable" })
+        let icon = try web.request("GET", "/icon-\(size).png")
+        #expect(icon.status == 200 && icon.headers["content-type"] == "image/png")
+        let directory = try TemporaryDirectory()
+        let file = directory.path + "/icon.png"
+        try Data(icon.body).write(to: URL(fileURLWithPath: file))
+        let check = """
+            import struct, sys, zlib
+            data = open(sys.argv[1], "rb").read()
+            assert data[:8] == b"\\x89PNG\\r\\n\\x1a\\n"
+            at, idat, size = 8, b"", None
+            while at < len(data):
+                length, kind = struct.unpack(">I4s", data[at:at + 8])
+                body = data[at + 8:at + 8 + length]
+                assert zlib.crc32(kind + body) == struct.unpack(">I", data[at + 8 + length:at + 12 + length])[0], kind
+                if kind == b"IHDR": size = struct.unpack(">II", body[:8])
+                if kind == b"IDAT": idat += body
+                at += 12 + length
+            raw = zlib.decompress(idat)
+            width, height = size
+            assert len(raw) == height * (width * 4 + 1)
+            pixel = lambda x, y: raw[y * (width * 4 + 1) + 1 + x * 4:y * (width * 4 + 1) + 5 + x * 4]
+            assert pixel(2, 2) == bytes([0x2f, 0x6f, 0x4f, 0xff]), pixel(2, 2)
+            assert pixel(int(width * 0.44), int(height * 0.68)) == bytes([255, 255, 255, 255])
+            print(width, height)
+            """
+        let result = try WebDoorPeerTests.run("/usr/bin/python3", ["-c", check, file])
+        #expect(result.status == 0 && result.output == "\(size) \(size)\n", "\(result.output)")
+    }
+
+    /// curl offers h2 and http/1.1 by ALPN and gets HTTP/1.1.
+    @Test func curlSpeaksHTTP11() throws {
+        let server = try TestServer()
+        let result = try Self.run("/usr/bin/curl", ["-sk", "--http2", "-o", "/dev/null", "-w", "%{http_version} %{http_code}",
+                                                    "https://127.0.0.1:\(server.port)/healthz"])
+        #expect(result.output == "1.1 200", "\(result)")
+    }
+
+    static func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

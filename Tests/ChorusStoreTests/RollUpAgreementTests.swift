@@ -162,3 +162,65 @@ import Testing
         #expect(!back.done && back.progress == 40)
     }
 }
+
+extension RollUpAgreementTests {
+    /// The edges, in every read that rolls up (one task, a room's listing, a parent's
+    /// subtasks, TASKS mine) and in the room bar: a parent without subtasks keeps its own
+    /// progress, all subtasks done is 100, subtasks worth no points average plainly, and a
+    /// roll-up is one level deep (a subtask with subtasks of its own, which only the store
+    /// can make, counts its stored progress in its parent, and rolls its own up).
+    @Test(arguments: StoreEngine.all) func rollUpEdgesAgreeInEveryRead(_ engine: StoreEngine) throws {
+        let now = self.now
+        let store = try StoreFixture(engine)
+        let home = try store.household()
+        let (expected, reads, room, tasks) = try store.run { db in
+            func add(_ title: String, parent: Int64? = nil, points: Int = 1, progress: Int = 0, done: Bool = false) throws -> Int64 {
+                var draft = TaskDraft(room: home.room, owner: nil, title: title, creator: home.alice, created: "t")
+                draft.parent = parent
+                draft.points = points
+                draft.assignee = home.alice
+                let id = try db.insertTask(draft)
+                guard var record = try db.task(id: id) else { return id }
+                record.progress = progress
+                if done { record.finish(by: (home.alice, "alice"), at: Timestamp.rfc3339(now)) }
+                try db.updateTask(TaskLifecycle.readyToStore(record))
+                return id
+            }
+            let alone = try add("no subtasks", progress: 30)
+            let allDone = try add("all done")
+            for points in [0, 2, 5] { _ = try add("done part", parent: allDone, points: points, progress: 10, done: true) }
+            let pointless = try add("no points")
+            _ = try add("a", parent: pointless, points: 0, progress: 50)
+            _ = try add("b", parent: pointless, points: 0, progress: 25)
+            _ = try add("c", parent: pointless, points: 0, done: true)
+            let nested = try add("nested")
+            let middle = try add("middle", parent: nested, points: 3, progress: 20)
+            _ = try add("other", parent: nested, points: 1, progress: 60)
+            _ = try add("deep", parent: middle, points: 1, progress: 90)
+            _ = try add("deeper", parent: middle, points: 1, done: true)
+            let expected: [Int64: Int?] = [alone: nil, allDone: 100, pointless: 58, nested: 30, middle: 95]
+            var reads: [String: [Int64: Int?]] = [:]
+            func note(_ read: String, _ records: [TaskRecord]) {
+                for record in records where expected[record.id] != nil { reads[read, default: [:]][record.id] = record.computedProgress }
+            }
+            note("task", try expected.keys.compactMap { try db.task(id: $0) })
+            note("room", try db.tasks(in: .room(home.room), done: nil))
+            note("mine", try db.tasks(in: .mine(user: home.alice), done: false))
+            note("subtasks", try db.subtasks(of: nested))
+            let domain = try expected.keys.map { ($0, SubtaskProgress.percent(of: try db.subtasks(of: $0))) }
+            reads["domain"] = Dictionary(uniqueKeysWithValues: domain)
+            return (expected, reads, try db.room(id: home.room, forUser: home.alice, now: now), try db.tasks(in: .room(home.room), done: nil))
+        }
+        for (read, found) in reads {
+            for (id, progress) in found {
+                #expect(progress == expected[id], "\(read): #\(id)")
+            }
+        }
+        #expect(reads["task"]?.count == expected.count && reads["room"]?.count == expected.count)
+        #expect(reads["mine"]?.count == expected.count, "all five open and alice's")
+        #expect(reads["subtasks"]?.count == 1, "middle, the one subtask with subtasks")
+        let shown = try #require(room)
+        #expect(shown.progress == RoomProgress.percent(of: tasks, now: now))
+        #expect(shown.open == 4)
+    }
+}
