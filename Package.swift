@@ -45,10 +45,14 @@ let package = Package(
         .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusCore", "ChorusCrypto", "CLinux"]),
         .executableTarget(name: "chorus", dependencies: ["ChorusClient", "ChorusProtocol"]),
         // libFuzzer target for the framer and parser: fuzz/run builds it with
-        // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments.
-        .executableTarget(name: "chorus-fuzz", dependencies: ["ChorusProtocol"]),
+        // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments
+        // (ChorusFuzzSupport's FuzzReplay, shared by the three fuzz targets).
+        .target(name: "ChorusFuzzSupport"),
+        .executableTarget(name: "chorus-fuzz", dependencies: ["ChorusProtocol", "ChorusFuzzSupport"]),
         // The same, for the web door's HTTP request parser and WebSocket frame decoder
         // (`fuzz/run http|websocket SECONDS`).
+        .executableTarget(name: "chorus-fuzz-http", dependencies: ["ChorusWeb", "ChorusFuzzSupport"]),
+        .executableTarget(name: "chorus-fuzz-websocket", dependencies: ["ChorusWeb", "ChorusFuzzSupport"]),
         // The generator shares the cores with the server it measures: run-time exclusivity
         // checks (a third of its Swift time, on every counter it bumps) are left out.
         .executableTarget(name: "chorus-bench", dependencies: ["ChorusNet", "ChorusProtocol", "ChorusCrypto", "COpenSSL", "CLinux"],
@@ -68,7 +72,9 @@ let package = Package(
         // The libpq wrapper against a throwaway PostgreSQL the tests start themselves.
         .testTarget(name: "ChorusPostgresTests", dependencies: ["ChorusPostgres", "ChorusStore", "ChorusCore", "ChorusLocking", "ChorusTestSupport", "CPostgres"]),
         .testTarget(name: "ChorusCryptoTests", dependencies: ["ChorusCrypto"]),
+        .testTarget(name: "ChorusWebTests", dependencies: ["ChorusWeb", "ChorusCrypto"]),
         // Every committed seed corpus replayed through its fuzz target's entry in a normal build.
+        .testTarget(name: "ChorusFuzzTests", dependencies: ["chorus-fuzz", "chorus-fuzz-http", "chorus-fuzz-websocket", "ChorusFuzzSupport"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the
         // tool run against a real chorusd.

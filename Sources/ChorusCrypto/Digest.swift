@@ -31,4 +31,9 @@ public enum Digest {
     public static func sha256Hex(_ string: String) -> String {
         Hex.lowercase(sha256(Array(string.utf8)))
     }
+
+    /// The SHA-256 of `bytes` as 64 lowercase hex digits.
+    public static func sha256Hex(_ bytes: [UInt8]) -> String {
+        Hex.lowercase(sha256(bytes))
+    }
 }

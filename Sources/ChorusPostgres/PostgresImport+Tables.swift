@@ -40,7 +40,7 @@ public struct ImportedTable: Sendable, Equatable {
 }
 
 extension PostgresImport {
-    /// Every table SQLite's migrations make (`Migrations.all`, up to 11), in an order
+    /// Every table SQLite's migrations make (`Migrations.all`, up to 12), in an order
     /// where each row's references to other tables are already in. What SQLite has that
     /// is not here: `sqlite_sequence`, read for the id floors. What PostgreSQL has that
     /// SQLite never had: `event_counter` (set from the log), the events' tail columns
@@ -72,6 +72,7 @@ extension PostgresImport {
             .init("behind_at", .integer), .init("overdue_sent", .flag), .init("remind_sent", .flag),
             .init("behind_sent", .flag), .init("reopen_progress", .integer),
             .init("next_task", .integer, selfReference: true), .init("repeat_day", .integer),
+            .init("revision", .integer), .init("changed_at", .integer),
         ]),
         ImportedTable("messages", identity: true, [
             .init("id", .integer), .init("room", .integer), .init("sender", .integer), .init("text", .text), .init("at", .text),
@@ -111,6 +112,11 @@ extension PostgresImport {
         ]),
         ImportedTable("removals", identity: false, [
             .init("room", .integer), .init("user", .integer, postgres: "user_id"), .init("at", .text),
+        ]),
+        // Calendar feeds (migration 12): the secrets' digests, so copied links keep working.
+        ImportedTable("calendar_links", identity: false, [
+            .init("digest", .text), .init("user", .integer, postgres: "user_id"), .init("room", .integer),
+            .init("created", .text), .init("body_digest", .text), .init("body_at", .integer),
         ]),
     ]
 }

@@ -97,7 +97,11 @@ public final class PostgresImport {
             for table in Self.tables {
                 guard let rows = heldBack[table.name], !rows.isEmpty else { continue }
                 let names = table.columns.filter(\.selfReference).map(\.postgres)
+                // Setting a held-back reference is not an edit: the table's own triggers
+                // (a task's revision, PostgresMigrations+CalendarFeeds) stay off for it.
+                try connection.execute("ALTER TABLE \(table.name) DISABLE TRIGGER USER")
                 try setHeldBack(table.name, columns: names, rows: rows)
+                try connection.execute("ALTER TABLE \(table.name) ENABLE TRIGGER USER")
             }
             var nextIDs: [String: Int64] = [:]
             for table in Self.tables where table.hasIdentity {

@@ -192,5 +192,7 @@ enum PostgresMigrations {
         consent,
         // 5: the sign-ups of the last hour (PostgresMigrations+Registrations.swift).
         registrations,
+        // 6: calendar feeds, as SQLite's migration 12 (PostgresMigrations+CalendarFeeds.swift).
+        calendarFeeds,
     ]
 }

@@ -41,8 +41,10 @@ enum PostgresTaskSQL {
 
     /// The tasks `condition` (a `WHERE` on `t`, its parameters numbered) picks, names
     /// resolved, each with its subtasks' sums, in one statement.
-    static func select(_ condition: String) -> String {
-        columns + " FROM tasks t" + joins + subtaskSums(ofTasksIn: "SELECT t.id FROM tasks t" + condition) + condition
+    /// `extra`: more columns of `t` after the sums (39 on), for a read that needs them.
+    static func select(_ condition: String, extra: String = "") -> String {
+        columns + (extra.isEmpty ? "" : ", " + extra) + " FROM tasks t" + joins
+            + subtaskSums(ofTasksIn: "SELECT t.id FROM tasks t" + condition) + condition
     }
 
     static func record(_ row: PostgresRow) throws -> TaskRecord {
@@ -66,6 +68,13 @@ enum PostgresTaskSQL {
                      donePoints: Int(try row.int64(36) ?? 0), openProgress: Int(try row.int64(37) ?? 0),
                      openWeightedProgress: Int(try row.int64(38) ?? 0))
     }
+
+    /// `TaskScope.mine` for user $1: assigned to them in rooms they belong to now (or
+    /// personal), plus their own unassigned personal tasks.
+    static let mine = """
+         WHERE ((t.assignee = $1 AND (t.room IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.room = t.room AND m.user_id = $1)))
+                OR (t.owner = $1 AND t.assignee IS NULL))
+        """
 
     /// By the due moment (a date alone is due at the end of its day), not the stored text.
     static let order = " ORDER BY t.due_at IS NULL, t.due_at, t.id"
@@ -135,10 +144,7 @@ extension PostgresStore {
     public func tasks(in scope: TaskScope, done: Bool?, finishedSince: String?) throws -> [TaskRecord] {
         let (condition, ids): (String, [Int64]) = switch scope {
         case .room(let room): (" WHERE t.room = $1", [room])
-        case .mine(let user): ("""
-             WHERE ((t.assignee = $1 AND (t.room IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.room = t.room AND m.user_id = $1)))
-                    OR (t.owner = $1 AND t.assignee IS NULL))
-            """, [user])
+        case .mine(let user): (PostgresTaskSQL.mine, [user])
         case .personal(let user): (" WHERE t.owner = $1", [user])
         case .sharedWith(let user, let viewer): ("""
              WHERE t.assignee = $1 AND t.room IN

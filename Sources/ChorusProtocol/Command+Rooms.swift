@@ -48,4 +48,9 @@ extension Command {
     public struct Calendar: ParsedCommand {
         public let scope: CalendarScope
     }
+
+    /// CALENDAR LINK|UNLINK R|me: `me` is `.mine`.
+    public struct CalendarLink: ParsedCommand {
+        public let scope: CalendarScope
+    }
 }

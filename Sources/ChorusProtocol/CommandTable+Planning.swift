@@ -25,6 +25,14 @@ extension CommandTable {
                     summary: "your calendar: the tasks assigned to you in all your rooms, and your personal ones") { _ in
             Command.Plain()
         },
+        CommandSpec("CALENDAR", "LINK", kind: .household, arguments: [.init("R|me")],
+                    summary: "a secret address your phone's calendar subscribes to; replaces the old one") { args in
+            Command.CalendarLink(scope: args[0].lowercased() == "me" ? .mine : .room(args[0]))
+        },
+        CommandSpec("CALENDAR", "UNLINK", kind: .household, arguments: [.init("R|me")],
+                    summary: "end the calendar address CALENDAR LINK gave") { args in
+            Command.CalendarLink(scope: args[0].lowercased() == "me" ? .mine : .room(args[0]))
+        },
         CommandSpec("SYNC", kind: .household, arguments: [.init("AFTER_ID"), .init("LIMIT", optional: true)],
                     summary: "the events you missed after an event id, oldest first (LIMIT up to 500)") { args throws(ChorusError) in
             guard let after = Int64(args[0]), after >= 0 else { throw .notAnEventID(args[0], usage: args.usage) }

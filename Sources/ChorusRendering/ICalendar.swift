@@ -25,23 +25,52 @@ public struct ICalendar {
             lines += event(task)
         }
         lines.append("END:VCALENDAR")
-        return lines.map(Self.fold).joined(separator: "\r\n") + "\r\n"
+        return Self.document(lines)
+    }
+
+    /// Content lines as a file: each folded, each ended by CRLF.
+    static func document(_ lines: [String]) -> String {
+        lines.map(Self.fold).joined(separator: "\r\n") + "\r\n"
     }
 
     func event(_ task: TaskRecord) -> [String] {
         guard let due = task.due.flatMap(When.init(stored:)) else { return [] }
-        var lines = ["BEGIN:VEVENT", "UID:task-\(task.id)@\(host)", "DTSTAMP:" + Self.utc(now)]
+        var lines = ["BEGIN:VEVENT", Self.uid(task, host: host), "DTSTAMP:" + Self.utc(now)]
+        lines += Self.timing(due, calendar: calendar)
+        lines += Self.content(task)
+        if let remind = task.remind.flatMap(When.init(stored:)), let moment = remind.instant(dateOnlyAt: 9, 0, calendar: calendar) {
+            lines += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + Self.escape(task.title),
+                      "TRIGGER;VALUE=DATE-TIME:" + Self.utc(moment), "END:VALARM"]
+        }
+        lines.append("END:VEVENT")
+        return lines
+    }
+
+    /// A task's UID: the same in the file and in every feed, for as long as the task lives.
+    static func uid(_ task: TaskRecord, host: String) -> String {
+        "UID:task-\(task.id)@\(host)"
+    }
+
+    /// When a task happens: a date alone is an all-day event (`DTEND` the next day,
+    /// exclusive); a time is a UTC instant lasting `CalendarFeedRules.timedEventMinutes`.
+    static func timing(_ due: When, calendar: Calendar) -> [String] {
         if due.dateOnly, let day = When.localDate(due.stored, calendar: calendar) {
-            lines.append("DTSTART;VALUE=DATE:" + Self.compactDate(due.stored))
+            var lines = ["DTSTART;VALUE=DATE:" + Self.compactDate(due.stored)]
             if let next = calendar.date(byAdding: .day, value: 1, to: day) {
                 lines.append("DTEND;VALUE=DATE:" + Self.compactDate(When.dateString(next, calendar: calendar)))
             }
-        } else if let moment = When.utcInstant(due.stored) {
-            lines.append("DTSTART:" + Self.utc(moment))
-            lines.append("DURATION:PT30M")
+            return lines
         }
+        guard let moment = When.utcInstant(due.stored) else { return [] }
+        let end = moment.addingTimeInterval(Double(CalendarFeedRules.timedEventMinutes) * 60)
+        return ["DTSTART:" + Self.utc(moment), "DTEND:" + Self.utc(end)]
+    }
+
+    /// What a task's event says: its title (a done one marked ✓), then room, assignee,
+    /// progress and notes, its room as category, and its status.
+    static func content(_ task: TaskRecord) -> [String] {
         let mark = task.done ? "✓ " : ""
-        lines.append("SUMMARY:" + Self.escape(mark + task.title))
+        var lines = ["SUMMARY:" + Self.escape(mark + task.title)]
         var description: [String] = []
         if let room = task.roomName { description.append("Room: \(room)") }
         if let assignee = task.assignee { description.append("For: \(assignee)") }
@@ -50,11 +79,6 @@ public struct ICalendar {
         lines.append("DESCRIPTION:" + Self.escape(description.joined(separator: "\n")))
         if let room = task.roomName { lines.append("CATEGORIES:" + Self.escape(room)) }
         lines.append("STATUS:CONFIRMED")
-        if let remind = task.remind.flatMap(When.init(stored:)), let moment = remind.instant(dateOnlyAt: 9, 0, calendar: calendar) {
-            lines += ["BEGIN:VALARM", "ACTION:DISPLAY", "DESCRIPTION:" + Self.escape(task.title),
-                      "TRIGGER;VALUE=DATE-TIME:" + Self.utc(moment), "END:VALARM"]
-        }
-        lines.append("END:VEVENT")
         return lines
     }
 

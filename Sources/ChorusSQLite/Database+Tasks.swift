@@ -20,13 +20,14 @@ enum TaskSQL {
 
     /// The tasks `condition` picks (a `WHERE` on `t`), names resolved, each with its
     /// subtasks' sums, in one statement.
-    static func select(_ condition: String) -> String {
+    /// `extra`: more columns of `t` after the sums (39 on), for a read that needs them.
+    static func select(_ condition: String, extra: String = "") -> String {
         """
         SELECT t.id, t.room, r.name, t.owner, t.title, t.notes, t.done, t.progress, a.name, c.name, t.creator,
                t.due, t.start, t.estimate, t.points, t.parent, t.repeat, t.rotate, t.remind, t.created, t.done_at, d.name,
                t.assignee, t.done_by, sub.tasks, t.next_task, t.repeat_day, t.reopen_progress,
                t.due_at, t.remind_at, t.behind_at, t.overdue_sent, t.remind_sent, t.behind_sent,
-               sub.done, sub.points, sub.done_points, sub.open_progress, sub.open_weighted
+               sub.done, sub.points, sub.done_points, sub.open_progress, sub.open_weighted\(extra.isEmpty ? "" : ", " + extra)
         FROM tasks t
         LEFT JOIN rooms r ON r.id = t.room
         LEFT JOIN users a ON a.id = t.assignee
@@ -56,6 +57,13 @@ enum TaskSQL {
                      points: Int(row.optionalInt(35) ?? 0), donePoints: Int(row.optionalInt(36) ?? 0),
                      openProgress: Int(row.optionalInt(37) ?? 0), openWeightedProgress: Int(row.optionalInt(38) ?? 0))
     }
+
+    /// `TaskScope.mine` for user ?1: assigned to them in rooms they belong to now (or
+    /// personal), plus their own unassigned personal tasks.
+    static let mine = """
+         WHERE ((t.assignee = ?1 AND (t.room IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.room = t.room AND m.user = ?1)))
+                OR (t.owner = ?1 AND t.assignee IS NULL))
+        """
 
     /// By the due moment (a date alone is due at the end of its day), not the stored text.
     static let order = " ORDER BY t.due_at IS NULL, t.due_at, t.id"
@@ -131,10 +139,7 @@ extension Database {
     public func tasks(in scope: TaskScope, done: Bool?, finishedSince: String? = nil) throws -> [TaskRecord] {
         let (condition, ids): (String, [Int64]) = switch scope {
         case .room(let room): (" WHERE t.room = ?1", [room])
-        case .mine(let user): ("""
-             WHERE ((t.assignee = ?1 AND (t.room IS NULL OR EXISTS (SELECT 1 FROM members m WHERE m.room = t.room AND m.user = ?1)))
-                    OR (t.owner = ?1 AND t.assignee IS NULL))
-            """, [user])
+        case .mine(let user): (TaskSQL.mine, [user])
         case .personal(let user): (" WHERE t.owner = ?1", [user])
         case .sharedWith(let user, let viewer): ("""
              WHERE t.assignee = ?1 AND t.room IN

@@ -240,6 +240,53 @@ public enum Migrations {
         CREATE INDEX registrations_by_address ON registrations(address, at);
         CREATE INDEX registrations_by_time ON registrations(at);
         """,
+        // 12: calendar feeds (CONTRACT §9). A link is its secret's SHA-256 digest, one per
+        // user and scope (room, or NULL for `me`), with the digest of the body it last
+        // served and when that first appeared (Last-Modified). A task's `revision` (its
+        // SEQUENCE) and `changed_at` (unix seconds) move by trigger whenever a field the
+        // feed shows changes (`CalendarFeedRules.shownFields`), on every update path;
+        // a subtask's change moves its parent (the roll-up), a rename its room's tasks.
+        """
+        CREATE TABLE calendar_links (
+          digest TEXT PRIMARY KEY,
+          user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          room INTEGER REFERENCES rooms(id) ON DELETE CASCADE,
+          created TEXT NOT NULL,
+          body_digest TEXT,
+          body_at INTEGER
+        ) STRICT, WITHOUT ROWID;
+        CREATE UNIQUE INDEX calendar_links_by_scope ON calendar_links(user, ifnull(room, 0));
+        CREATE INDEX calendar_links_by_room ON calendar_links(room);
+        ALTER TABLE tasks ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE tasks ADD COLUMN changed_at INTEGER;
+        CREATE TRIGGER tasks_revision AFTER UPDATE OF title, notes, due, start, done, progress, assignee, estimate, room ON tasks
+          WHEN OLD.title IS NOT NEW.title OR OLD.notes IS NOT NEW.notes OR OLD.due IS NOT NEW.due
+            OR OLD.start IS NOT NEW.start OR OLD.done IS NOT NEW.done OR OLD.progress IS NOT NEW.progress
+            OR OLD.assignee IS NOT NEW.assignee OR OLD.estimate IS NOT NEW.estimate OR OLD.room IS NOT NEW.room
+        BEGIN
+          UPDATE tasks SET revision = revision + 1, changed_at = CAST(strftime('%s', 'now') AS INTEGER) WHERE id = NEW.id;
+        END;
+        CREATE TRIGGER tasks_revision_of_parent AFTER UPDATE OF done, progress, points, parent ON tasks
+          WHEN (OLD.parent IS NOT NULL OR NEW.parent IS NOT NULL)
+            AND (OLD.done IS NOT NEW.done OR OLD.progress IS NOT NEW.progress OR OLD.points IS NOT NEW.points
+                 OR OLD.parent IS NOT NEW.parent)
+        BEGIN
+          UPDATE tasks SET revision = revision + 1, changed_at = CAST(strftime('%s', 'now') AS INTEGER)
+           WHERE id IN (OLD.parent, NEW.parent);
+        END;
+        CREATE TRIGGER tasks_revision_subtask_added AFTER INSERT ON tasks WHEN NEW.parent IS NOT NULL
+        BEGIN
+          UPDATE tasks SET revision = revision + 1, changed_at = CAST(strftime('%s', 'now') AS INTEGER) WHERE id = NEW.parent;
+        END;
+        CREATE TRIGGER tasks_revision_subtask_deleted AFTER DELETE ON tasks WHEN OLD.parent IS NOT NULL
+        BEGIN
+          UPDATE tasks SET revision = revision + 1, changed_at = CAST(strftime('%s', 'now') AS INTEGER) WHERE id = OLD.parent;
+        END;
+        CREATE TRIGGER tasks_revision_room_renamed AFTER UPDATE OF name ON rooms WHEN OLD.name IS NOT NEW.name
+        BEGIN
+          UPDATE tasks SET revision = revision + 1, changed_at = CAST(strftime('%s', 'now') AS INTEGER) WHERE room = NEW.id;
+        END;
+        """,
     ]
 }
 

@@ -151,7 +151,11 @@ final class AccountService: Sendable {
                     return completion(.failure(ChorusError(.wrongOldPassword)))
                 }
                 hash(new, completion, onPoolAlready: true) { [self] encoded in
-                    read({ db in try db.setPasswordHash(accountID: accountID, hash: encoded) }, completion) {
+                    // A new password ends every calendar address of the account (CONTRACT §9).
+                    read({ db in
+                        try db.setPasswordHash(accountID: accountID, hash: encoded)
+                        _ = try db.deleteCalendarLinks(user: accountID)
+                    }, completion) {
                         completion(.success(()))
                     }
                 }

@@ -92,6 +92,8 @@ extension CommandContext {
         let account = try user(named: name)
         guard account.id != caller.id || !disabled else { throw DomainError.disableSelf }
         _ = try db.setDisabled(name: account.name, disabled)
+        // A disabled account's calendar addresses end too; enabling again does not bring them back.
+        if disabled { _ = try db.deleteCalendarLinks(user: account.id) }
         Log.info(disabled ? "admin disabled" : "admin enabled", ["user": account.name, "by": caller.name])
         var done = result(.ok("\(account.name) is \(disabled ? "disabled; their sessions are closed" : "enabled")",
                               [("user", .string(account.name)), ("disabled", .bool(disabled))]))

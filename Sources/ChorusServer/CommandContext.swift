@@ -146,11 +146,14 @@ final class CommandContext {
     let status: ServerStatus
     /// Holds what must reach people at their next login when they are away (`emit`).
     let notices: any NoticeLedger
+    /// Where calendar links point (CALENDAR LINK); nil outside a command's job.
+    let publicOrigin: PublicOrigin?
     private(set) var deliveries: [Delivery] = []
 
     init(db: any Store, caller: Caller, now: Date, online: Set<Int64>, status: ServerStatus = ServerStatus(),
-         notices: any NoticeLedger) {
+         notices: any NoticeLedger, publicOrigin: PublicOrigin? = nil) {
         self.db = db
+        self.publicOrigin = publicOrigin
         self.notices = notices
         self.caller = caller
         self.now = now

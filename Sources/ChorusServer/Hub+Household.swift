@@ -62,7 +62,7 @@ extension Hub {
         databaseWake.schedule()
         database.submit({ db in
             let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status,
-                                         notices: state.notices)
+                                         notices: state.notices, publicOrigin: state.publicOrigin)
             var result = try work(context)
             if touchesTasks {
                 let next = try context.fireDueNotices()

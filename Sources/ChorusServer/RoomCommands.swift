@@ -70,6 +70,8 @@ extension CommandContext {
         let audience = try db.memberIDs(ofRoom: room.id)
         let chores = try openTasks(of: account, in: room.id)
         try db.removeMember(room: room.id, user: account.id)
+        // Out of the room, out of its calendar feed (CONTRACT §9).
+        _ = try db.deleteCalendarLink(user: account.id, room: room.id)
         try db.recordRemoval(room: room.id, user: account.id, at: timestamp)
         let event = try emit("member.removed", room: room.id, payload: [("room", .int(room.id)), ("user", .string(account.name))],
                              text: "\(caller.name) removed \(account.name) from \(room.name)", audience: audience)
@@ -85,6 +87,7 @@ extension CommandContext {
         let audience = try db.memberIDs(ofRoom: room.id)
         let chores = try openTasks(of: try user(named: caller.name), in: room.id)
         try db.removeMember(room: room.id, user: caller.id)
+        _ = try db.deleteCalendarLink(user: caller.id, room: room.id)
         let event = try emit("member.removed", room: room.id, payload: [("room", .int(room.id)), ("user", .string(caller.name))],
                              text: "\(caller.name) left \(room.name)", audience: audience)
         try db.closeMembership(room: room.id, user: caller.id, atEvent: event)

@@ -82,6 +82,8 @@ enum RouteTable {
         .job("STATS", Command.Stats.self) { try $0.stats($1.room) },
         .job("CALENDAR", Command.Calendar.self) { try $0.calendar($1.scope) },
         .job("CALENDAR me", Command.Plain.self) { context, _ in try context.calendarMe() },
+        .job("CALENDAR LINK", Command.CalendarLink.self) { try $0.calendarLink($1.scope) },
+        .job("CALENDAR UNLINK", Command.CalendarLink.self) { try $0.calendarUnlink($1.scope) },
         .job("SYNC", Command.Sync.self) { try $0.sync(after: $1.after, limit: $1.limit) },
     ]
 

@@ -160,6 +160,7 @@ public final class Server: Sendable {
             throw StartupError("\(error)")
         }
         port = listener.port
+        state.publicOrigin.set(configuration.calendarOrigin(port: listener.port))
         updateWebOrigins()
 
         let started = DispatchSemaphore(value: 0)
@@ -236,6 +237,12 @@ public final class Server: Sendable {
             return
         }
         scheduler.loop.execute { scheduler.value.checkNotices(then: done) }
+    }
+
+    /// What the web door's `GET /calendar/SECRET.ics` gets (`Hub.calendarFeed`), asked on
+    /// the first loop; for tests, which reach the door only through it.
+    func calendarFeed(secret: String, completion: @escaping @Sendable (CalendarFeedAnswer) -> Void) {
+        first.loop.execute { [first] in first.value.calendarFeed(secret: Substring(secret), completion: completion) }
     }
 
     /// Stops accepting, says `bye`, lets commands in flight answer, closes every session

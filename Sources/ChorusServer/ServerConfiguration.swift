@@ -42,6 +42,9 @@ public struct ServerConfiguration: Sendable {
     /// This node's name (`--node`) for logs, `ADMIN STATS` and presence; chorusd always
     /// sets it (default `HOST:PORT`). Nil in servers the tests start in-process.
     public var node: String?
+    /// `--public-url` as an origin (`https://HOST[:PORT]`), for calendar links; nil: the
+    /// listening host and port (`calendarOrigin(port:)`).
+    public var publicURL: String?
 
     public init() {}
 

@@ -37,6 +37,8 @@ final class ServerState: Sendable {
     let scheduler: any SchedulerElection
     /// The loops' hubs, the listening one first. Set once at start; emptied at shutdown so
     /// the hubs, which refer to this object, can be freed.
+    /// Where calendar links point (set once the port is bound).
+    let publicOrigin = PublicOrigin()
     private let hubList = Locked<[LoopBound<Hub>]>([])
     private let nextHub = Atomic<Int>(0)
 

@@ -209,6 +209,23 @@ public protocol Store: AnyObject {
     /// one the engine works out. Overdue is judged at `now` (`TaskTiming.isOverdue`).
     func memberStats(room: Int64, since: String, now: Date) throws -> [MemberStats]
 
+    // MARK: Calendar feeds
+
+    /// Stores the user's link for a scope (`room` nil: the `me` feed) by its secret's
+    /// digest, ending the one the scope had; true when there was one.
+    func replaceCalendarLink(user: Int64, room: Int64?, digest: String, created: String) throws -> Bool
+    /// Ends the user's link of the scope; false when there was none.
+    func deleteCalendarLink(user: Int64, room: Int64?) throws -> Bool
+    /// Ends every link of the user (PASSWORD, account disabled); how many there were.
+    func deleteCalendarLinks(user: Int64) throws -> Int
+    /// The link with this secret digest, with its owner's facts; nil when there is none.
+    func calendarLink(digest: String) throws -> CalendarLinkRecord?
+    /// The body digest a request served from the link, and when it first appeared.
+    func recordCalendarBody(link digest: String, bodyDigest: String, at: Int64) throws
+    /// The tasks with a due date in the scope (`TaskScope.room` or `.mine`), open or
+    /// finished since `finishedSince`, with their revisions, soonest due first.
+    func feedTasks(in scope: TaskScope, finishedSince: String) throws -> [FeedTask]
+
     // MARK: Bot tokens
 
     /// `.duplicate` when the user has a token with this label.

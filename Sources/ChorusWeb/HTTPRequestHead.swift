@@ -11,7 +11,8 @@ public struct HTTPRequestHead: Sendable, Equatable {
     /// What follows the first '?', nil when there is none.
     public var query: String?
     public var version: HTTPVersion
-    /// Names lowercased, values without surrounding SP/HT, in the order sent.
+    /// Names lowercased, values without surrounding SP/HT, in the order sent; value bytes
+    /// that are not UTF-8 (obs-text) read as U+FFFD.
     public var headers: [(name: String, value: String)]
     /// The body's length from Content-Length, 0 when absent.
     public var contentLength: Int

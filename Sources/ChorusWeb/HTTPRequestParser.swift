@@ -25,7 +25,6 @@ public struct HTTPRequestParser {
     private var waitingHead: HTTPRequestHead?
     /// Set by the first refusal; the parser takes no more bytes after it.
     public private(set) var refusal: HTTPRefusal?
-    private var refusalReported = false
 
     public init(maxHeadBytes: Int = maxHeadBytes, maxBodyBytes: Int = maxBodyBytes) {
         headLimit = maxHeadBytes
@@ -71,11 +70,8 @@ public struct HTTPRequestParser {
     /// more bytes are needed. A refusal is returned once; after it the parser is finished
     /// (`refusal` keeps it) and every call returns nil: the server answers it and closes.
     public mutating func next() -> HTTPParse? {
-        if let refusal {
-            if refusalReported { return nil }
-            refusalReported = true
-            return .refusal(refusal)
-        }
+        // The refusal was returned when it was made; a finished parser has nothing more.
+        if refusal != nil { return nil }
         if waitingHead == nil {
             switch nextHead() {
             case nil:
@@ -99,6 +95,10 @@ public struct HTTPRequestParser {
     /// before it; nil while the blank line has not arrived.
     private mutating func nextHead() -> Result<HTTPRequestHead, HTTPRefusal>? {
         while start < buffer.count, buffer[start] == HTTPSyntax.cr || buffer[start] == HTTPSyntax.lf {
+            // Past the limit whatever this byte turns out to be: decided before looking at
+            // the next one, as it would be had the bytes come one by one, so the refusal
+            // never depends on how the bytes were cut.
+            guard skipped < headLimit else { return .failure(Self.headTooLarge) }
             if buffer[start] == HTTPSyntax.cr {
                 guard start + 1 < buffer.count else { break }
                 guard buffer[start + 1] == HTTPSyntax.lf else { return .failure(.badRequest("CR without LF")) }
@@ -110,11 +110,18 @@ public struct HTTPRequestParser {
             }
             scanned = 0
         }
+        // Only the bytes a head within the limit could span are looked at: the same bytes
+        // decide the same way however many have arrived beyond them.
+        let window = min(buffer.count, start + headLimit - skipped)
         var index = start + scanned
-        while index < buffer.count {
+        while index < window {
+            // A CR must be followed by LF: refused as soon as it is not, or a head that
+            // can never be valid would be waited for until it passes the size limit.
+            if buffer[index] != HTTPSyntax.lf && index > start && buffer[index - 1] == HTTPSyntax.cr {
+                return .failure(.badRequest("CR without LF"))
+            }
             if buffer[index] == HTTPSyntax.lf && endsEmptyLine(at: index) {
                 let end = index + 1
-                guard end - start + skipped <= headLimit else { return .failure(Self.headTooLarge) }
                 let parsed = HTTPHeadParser.parse(buffer[start..<end], maxBodyBytes: bodyLimit)
                 start = end
                 return parsed
@@ -136,7 +143,6 @@ public struct HTTPRequestParser {
 
     private mutating func refuse(_ refused: HTTPRefusal) -> HTTPParse {
         refusal = refused
-        refusalReported = true
         waitingHead = nil
         buffer = []
         start = 0

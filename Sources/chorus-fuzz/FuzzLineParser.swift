@@ -1,19 +1,20 @@
+import ChorusFuzzSupport
 import ChorusProtocol
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// libFuzzer entry point: the bytes a client could send go through the line framer the
 /// way the server feeds it (chunks of sizes the input's first byte picks; after each,
 /// frames taken while `hasCompleteLine`, except every few chunks, as while a command is
 /// running), and every line through the request parser and both reply renderers. Any
-/// trap is a bug a client could trigger.
+/// trap is a bug a client could trigger. Only in fuzz builds: the test that replays every
+/// corpus links all three targets, which would otherwise each define this symbol.
+#if FUZZING
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLineParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     FuzzInput.run(bytes)
     return 0
 }
+#endif
 
 enum FuzzInput {
     static let maxLine = 256
@@ -69,19 +70,7 @@ enum FuzzInput {
 @main
 struct ReplayFuzzInputs {
     static func main() {
-        for path in CommandLine.arguments.dropFirst() {
-            guard let file = fopen(path, "rb") else { continue }
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = fread(&buffer, 1, buffer.count, file)
-                if count <= 0 { break }
-                bytes.append(contentsOf: buffer[..<count])
-            }
-            fclose(file)
-            FuzzInput.run(bytes)
-        }
-        print("replayed \(CommandLine.arguments.count - 1) inputs")
+        FuzzReplay.main(FuzzInput.run)
     }
 }
 #endif

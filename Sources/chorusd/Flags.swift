@@ -35,6 +35,10 @@ struct Flags {
           --node NAME              this node's name in logs, ADMIN STATS and presence; only
                                    with a database (default HOST:PORT; the host name for
                                    0.0.0.0 or ::; with --port 0, HOST:0-pidPID)
+          --public-url URL         https://HOST[:PORT] clients reach this server at, for the
+                                   calendar links CALENDAR LINK gives (behind a router or
+                                   proxy); no path (default https://HOST:PORT of --host and
+                                   the port, the machine's name for 0.0.0.0 or ::)
           --cert F --key F         PEM certificate chain and private key
                                    (default certs/server.crt, certs/server.key; made when absent)
           --max-line N             longest request line in bytes (default 8192)
@@ -68,7 +72,7 @@ struct Flags {
         "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
         "--handshake-timeout", "--idle-timeout", "--send-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
         "--max-per-ip", "--exempt", "--loops", "--postgres", "--node", "--registration", "--register-rate",
-        "--web-origin",
+        "--web-origin", "--public-url",
     ]
 
     struct Failure: Error {
@@ -106,6 +110,11 @@ struct Flags {
                 }
                 configuration.node = value
                 nodeGiven = true
+            case "--public-url":
+                guard let origin = ServerConfiguration.publicOrigin(parsing: value) else {
+                    throw Failure(message: "--public-url takes https://HOST or https://HOST:PORT (nothing after it but /), not \(value)")
+                }
+                configuration.publicURL = origin
             case "--cert": configuration.certificatePath = value
             case "--key": configuration.keyPath = value
             case "--max-line": configuration.maxLine = try number(flag, value, 64...1_048_576)

@@ -45,7 +45,7 @@ struct PostgresImportTests {
         try copy.insert(Self.table("rooms"), rows: [[.int(5), "Flat", at]])
         let task = { (id: Int64, parent: PostgresValue, next: PostgresValue) -> [PostgresValue] in
             [.int(id), 5, nil, "t", nil, false, 0, nil, 1, nil, nil, nil, 1, parent, nil, nil, nil, at, nil, nil,
-             nil, nil, nil, false, false, false, nil, next, nil]
+             nil, nil, nil, false, false, false, nil, next, nil, 0, nil]
         }
         try copy.insert(Self.table("tasks"), rows: [task(7, 9, 8), task(8, nil, nil), task(9, nil, nil)])
         // bob (2) was in the room for events 10 to 11, ann (1) from 10 on; cat (3) never.
@@ -63,6 +63,8 @@ struct PostgresImportTests {
         let db = try PostgresConnection(conninfo)
         let tasks = try db.query("SELECT id, parent, next_task FROM tasks ORDER BY id").rows
         #expect(try tasks.map { [try $0.int64(0), try $0.int64(1), try $0.int64(2)] } == [[7, 9, 8], [8, nil, nil], [9, nil, nil]])
+        // Setting a held-back parent is no edit: no revision (calendar SEQUENCE) moved.
+        #expect(try db.query("SELECT max(revision) FROM tasks").firstRow().int64(0) == 0)
         #expect(try db.query("INSERT INTO rooms (name, created) VALUES ('n', '') RETURNING id").firstRow().int64(0) == 7)
         #expect(try db.query("INSERT INTO messages (room, sender, text, at) VALUES (5, 1, '', '') RETURNING id").firstRow()
             .int64(0) == 1)

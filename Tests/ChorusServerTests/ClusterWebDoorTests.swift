@@ -27,4 +27,20 @@ import Testing
         while event["event"] as? String != "message" { event = try line.event() }
         #expect((event["message"] as? [String: Any])?["text"] as? String == "from node b", "\(event)")
     }
+
+    /// A calendar address made on one node is served by another, and once ended on the
+    /// first it is 404 on the second at once: every request reads the store (CONTRACT §9).
+    @Test func aCalendarFeedEndedOnOneNodeIsGoneOnTheOtherAtOnce() throws {
+        let cluster = try NodeCluster(database: try ThrowawayPostgres.sharedCluster().makeDatabase(), names: ["a", "b"])
+        let ann = try cluster.device("ann", on: "a")
+        try ann.ok("TASK ADD me Dentist due=2026-12-07")
+        let url = try #require(try ann.ok("CALENDAR LINK me")["url"] as? String)
+        let path = String(url[try #require(url.range(of: "/calendar/")).lowerBound...])
+        let web = try WebClient(port: cluster.node("b").port)
+        let feed = try web.request("GET", path)
+        #expect(feed.status == 200 && feed.text.contains("SUMMARY:Dentist\r\n"))
+        #expect(try web.request("GET", path, headers: [("If-None-Match", feed.headers["etag"] ?? "")]).status == 304)
+        try ann.ok("CALENDAR UNLINK me")
+        #expect(try web.request("GET", path).status == 404)
+    }
 }

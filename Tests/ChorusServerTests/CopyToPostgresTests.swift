@@ -90,6 +90,9 @@ struct CopyToPostgresTests {
         #expect(try ann.json("ROOM ADD \(attic) bob")["invited"] as? Bool == false)
         #expect(try ann.json("ROOM REMOVE \(attic) bob")["type"] as? String == "ok")
         let token = try ann.json("TOKEN CREATE housebot")["token"] as? String ?? ""
+        // Calendar feeds: the links' digests move with the household.
+        #expect(try ann.json("CALENDAR LINK \(room)")["url"] as? String != nil)
+        #expect(try bob.json("CALENDAR LINK me")["url"] as? String != nil)
         let gone = id(try ann.json("ROOM CREATE Gone"), "room")
         #expect(try ann.json("ROOM DELETE \(gone)")["type"] as? String == "ok")
         let temporary = id(try ann.json("TASK ADD \(room) Temporary"), "task")

@@ -161,6 +161,6 @@ import Testing
         let usages = (try home.alice.ok("HELP TASKS")["commands"] as? [JSON] ?? []).map { $0["usage"] as? String ?? "" }
         #expect(usages == ["TASKS [R|mine|me] [open|done|overdue|all]", "TASKS @NAME [open|done|overdue|all]"])
         let calendar = (try home.alice.ok("HELP CALENDAR")["commands"] as? [JSON] ?? []).map { $0["usage"] as? String ?? "" }
-        #expect(calendar == ["CALENDAR R|mine", "CALENDAR me"])
+        #expect(calendar == ["CALENDAR R|mine", "CALENDAR me", "CALENDAR LINK R|me", "CALENDAR UNLINK R|me"])
     }
 }

@@ -83,6 +83,12 @@ import ChorusTestSupport
         #expect(noSendTimeout.status == 2)
         #expect(noSendTimeout.stderr.contains("--send-timeout must be a whole number in 1..."))
 
+        for url in ["http://chores.example.org", "https://chores.example.org/calendar", "chores.example.org"] {
+            let badPublicURL = try Self.run(["--public-url", url], in: directory.path)
+            #expect(badPublicURL.status == 2)
+            #expect(badPublicURL.stderr.contains("--public-url takes https://HOST"))
+        }
+
         let badPort = try Self.run(["--port", "seventy"], in: directory.path)
         #expect(badPort.status == 2)
         #expect(badPort.stderr.contains("--port"))
