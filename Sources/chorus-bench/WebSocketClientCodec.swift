@@ -22,7 +22,7 @@ struct WebSocketClientCodec {
     }
 
     static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-    /// The longest response head or frame the server would send a benchmark session.
+    /// The longest response head or frame taken from the server.
     private static let limit = 1 << 24
 
     /// `GET /ws` with the upgrade headers; sent before any frame.
