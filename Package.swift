@@ -24,7 +24,7 @@ let package = Package(
         // How the domain's records look on the wire: JSON shapes and text lines.
         .target(name: "ChorusRendering", dependencies: ["ChorusCore", "ChorusProtocol"]),
         // The store seam: what the server asks of storage, engine-neutral (no SQL).
-        .target(name: "ChorusStore", dependencies: ["ChorusCore"]),
+        .target(name: "ChorusStore", dependencies: ["ChorusCore", "ChorusLocking"]),
         // SQLite's store, the only target that imports CSQLite; chorusd picks it.
         .target(name: "ChorusSQLite", dependencies: ["CSQLite", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         // A small libpq wrapper (connection, parameterised queries, transactions, SQLSTATE

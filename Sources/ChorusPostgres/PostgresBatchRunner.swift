@@ -40,59 +40,69 @@ final class PostgresBatchRunner {
         case unknown(xid: String, backend: Int32, [(PostgresJobOutcome, (any Error)?)], FinalEventIDs)
     }
 
-    /// Runs `batch` to its end, every completion called.
-    func run(_ batch: [PostgresJob]) {
+    /// Runs `batch` to its end, every completion called (a batch whose COMMIT's answer
+    /// was lost waits in `held` instead), and says how it went.
+    func run(_ batch: [PostgresJob]) -> StoreBatchReport {
+        let started = DispatchTime.now().uptimeNanoseconds
+        commitNanoseconds = nil
+        let failure = runJobs(batch)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        return StoreBatchReport(jobs: batch.count, seconds: seconds, commitSeconds: commitNanoseconds.map { Double($0) / 1e9 },
+                                failure: failure)
+    }
+
+    /// How long the last successful COMMIT took.
+    private var commitNanoseconds: UInt64?
+
+    /// Fails every job of `batch` with `error`, and gives its kind for the batch's report.
+    private func fail(_ batch: [PostgresJob], _ error: any Error) -> StoreError.Kind {
+        for job in batch { job.fail(error) }
+        return (error as? StoreError)?.kind ?? (error as? PostgresError)?.storeError.kind ?? .failed
+    }
+
+    /// `run`'s body: nil when the batch committed, else why it failed as a whole.
+    private func runJobs(_ batch: [PostgresJob]) -> StoreError.Kind? {
         // Failed first, then asked about: asking may take as long as a connect attempt,
         // and these commands are owed a quick 503.
         if let unsettled = held {
             let error = StoreError(.unavailable, message: "PostgreSQL has not said yet whether transaction "
                 + "\(unsettled.xid) committed; waiting for it")
-            for job in batch { job.fail(error) }
+            let kind = fail(batch, error)
             settleHeld()
-            return
+            return kind
         }
         var guarded = false
         var reruns = 0
         var freshConnectionTried = false
         while true {
-            if let refusal = reconnectIfNeeded() {
-                for job in batch { job.fail(refusal) }
-                return
-            }
+            if let refusal = reconnectIfNeeded() { return fail(batch, refusal) }
             switch attempt(batch, guarded: guarded) {
             case .committed(let outcomes, let ids):
                 for (outcome, override) in outcomes { outcome.deliver(override, ids) }
-                return
+                return nil
             case .failed(let error):
-                for job in batch { job.fail(error) }
-                return
+                return fail(batch, error)
             case .broken(let error):
                 // An idle connection learns the server restarted only when it is next used:
                 // the first batch after an outage. One fresh try tells a database that is
                 // back (the batch runs) from one that is still away (503).
-                guard !freshConnectionTried else {
-                    for job in batch { job.fail(error) }
-                    return
-                }
+                guard !freshConnectionTried else { return fail(batch, error) }
                 freshConnectionTried = true
-                if let refusal = reconnect() {
-                    for job in batch { job.fail(refusal) }
-                    return
-                }
+                if let refusal = reconnect() { return fail(batch, refusal) }
             case .rerun(let nowGuarded, let cause):
                 reruns += 1
                 countRerun()
                 guard reruns <= Self.maxReruns else {
                     let error = StoreError(.unavailable, message: "the batch was rolled back \(reruns) times"
                         + (cause.map { ": \($0.message)" } ?? ""))
-                    for job in batch { job.fail(error) }
-                    return
+                    return fail(batch, error)
                 }
                 guarded = nowGuarded
             case .unknown(let xid, let backend, let outcomes, let ids):
                 held = Unsettled(xid: xid, backend: backend, outcomes: outcomes, ids: ids, batch: batch, since: Date())
                 settleHeld(patience: PostgresCommitSettlement.patience)
-                return
+                // The connection broke under the COMMIT: the database is out of reach for now.
+                return .unavailable
             }
         }
     }
@@ -222,8 +232,10 @@ final class PostgresBatchRunner {
                 ?? connection.query("SELECT pg_current_xact_id_if_assigned()::text").firstRow().string(0)
             let ids = store.batch.finalIDs
             let backend = connection.backendPID
+            let committing = DispatchTime.now().uptimeNanoseconds
             do {
                 try connection.execute("COMMIT")
+                commitNanoseconds = DispatchTime.now().uptimeNanoseconds - committing
             } catch let error as PostgresError where !connection.isConnected {
                 // Nothing written (no transaction id) means nothing to lose: the reads stand.
                 guard let xid else { return .committed(outcomes, ids) }

@@ -53,16 +53,21 @@ public final class PostgresQueue: StoreExecutor {
         deferWake: Bool = false,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
+        let observer = worker.observer
         worker.submit(PostgresJob(
             perform: { store in
                 let result = Result { try job(store) }
                 let error: (any Error)? = if case .failure(let error) = result { error } else { nil }
                 return PostgresJobOutcome(error: error) { batchError, ids in
-                    if let batchError { return completion(.failure(batchError)) }
-                    completion(ids.isEmpty ? result : result.map { Self.resolving($0, ids) })
+                    let final = batchError.map { .failure($0) } ?? (ids.isEmpty ? result : result.map { Self.resolving($0, ids) })
+                    observer.jobEnded(final)
+                    completion(final)
                 }
             },
-            fail: { completion(.failure($0)) }), wakeWorker: !deferWake)
+            fail: { error in
+                observer.jobEnded(Result<T, any Error>.failure(error))
+                completion(.failure(error))
+            }), wakeWorker: !deferWake)
     }
 
     /// A result holding provisional event ids, with their final ones.
@@ -87,6 +92,10 @@ public final class PostgresQueue: StoreExecutor {
 
     public func setBatchEndHandler(_ handler: @escaping @Sendable () -> Void) {
         worker.batchEndHandler.withLock { $0 = PostgresQueueWorker.BatchEndHandler(handler) }
+    }
+
+    public func setObserver(_ observer: any StoreObserver) {
+        worker.observer.set(observer)
     }
 
     public func sync<T: Sendable>(_ job: @escaping @Sendable (any Store) throws -> T) throws -> T {

@@ -48,6 +48,8 @@ final class PostgresQueueWorker: Sendable {
     let maxBatchSize: Int
     let state = Locked(State())
     let batchEndHandler = Locked<BatchEndHandler?>(nil)
+    /// Hears each batch's timing and each failed job (`StoreObserver`).
+    let observer = StoreObserverSlot()
     let wake = DispatchSemaphore(value: 0)
     let started = DispatchSemaphore(value: 0)
     /// Signalled when the thread ends; each waiter signals again so any number can wait.
@@ -142,7 +144,8 @@ final class PostgresQueueWorker: Sendable {
             state.withLock { $0.reruns += 1 }
         }
         while var batch = nextBatch(settling: batches) {
-            batches.run(batch)
+            let report = batches.run(batch)
+            observer.current?.batchFinished(report)
             batch.removeAll(keepingCapacity: true)
             let pid = connection.backendPID
             state.withLock { state in

@@ -62,15 +62,21 @@ public final class DatabaseQueue: StoreExecutor {
         deferWake: Bool = false,
         completion: @escaping @Sendable (Result<T, Error>) -> Void
     ) {
+        let observer = worker.observer
         worker.submit(QueueJob(
             perform: { database, guarded in
                 let result = Result { guarded ? try database.savepoint { try job(database) } : try job(database) }
                 let error: (any Error)? = if case .failure(let error) = result { error } else { nil }
                 return JobOutcome(error: error) { batchError in
-                    completion(batchError.map { .failure($0) } ?? result)
+                    let final = batchError.map { .failure($0) } ?? result
+                    observer.jobEnded(final)
+                    completion(final)
                 }
             },
-            fail: { completion(.failure($0)) }), wakeWorker: !deferWake)
+            fail: { error in
+                observer.jobEnded(Result<T, any Error>.failure(error))
+                completion(.failure(error))
+            }), wakeWorker: !deferWake)
     }
 
     /// `submit` for a job that needs the SQLite connection itself (SQL, pragmas): tests
@@ -93,6 +99,10 @@ public final class DatabaseQueue: StoreExecutor {
     /// woken once per batch rather than once per job.
     public func setBatchEndHandler(_ handler: @escaping @Sendable () -> Void) {
         worker.batchEndHandler.withLock { $0 = QueueWorker.BatchEndHandler(handler) }
+    }
+
+    public func setObserver(_ observer: any StoreObserver) {
+        worker.observer.set(observer)
     }
 
     /// Submits and waits: for start-up, command-line tools and tests.

@@ -65,6 +65,9 @@ final class QueueWorker: Sendable {
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
     }
 
+    /// Hears each batch's timing and each failed job (`StoreObserver`).
+    let observer = StoreObserverSlot()
+
     func batchEnded() {
         batchEndHandler.withLock { $0 }?.run()
     }
@@ -219,10 +222,12 @@ final class QueueWorker: Sendable {
     }
 
     private func run(_ batch: [QueueJob], on database: Database) {
+        var tally = BatchTally()
         var next = 0
         while next < batch.count {
-            next = runTransaction(batch, from: next, guarded: false, on: database)
+            next = runTransaction(batch, from: next, guarded: false, on: database, tally: &tally)
         }
+        observer.current?.batchFinished(tally.report(jobs: batch.count))
     }
 
     /// Runs jobs from `start` inside one transaction and commits once; returns the index
@@ -235,10 +240,12 @@ final class QueueWorker: Sendable {
     /// so then the whole transaction is rolled back and the batch runs again guarded,
     /// each job in its own savepoint. Jobs only touch the database, so running one twice
     /// before anything is committed or reported is harmless.
-    private func runTransaction(_ batch: [QueueJob], from start: Int, guarded: Bool, on database: Database) -> Int {
+    private func runTransaction(_ batch: [QueueJob], from start: Int, guarded: Bool, on database: Database,
+                                tally: inout BatchTally) -> Int {
         do {
             try database.execute("BEGIN IMMEDIATE")
         } catch {
+            tally.ended(failure: error)
             for job in batch[start...] { job.fail(error) }
             return batch.count
         }
@@ -249,7 +256,7 @@ final class QueueWorker: Sendable {
             let outcome = batch[index].perform(database, guarded)
             if !guarded && outcome.error != nil && database.isInTransaction && database.totalChanges != changesBefore {
                 database.rollback()
-                return runTransaction(batch, from: start, guarded: true, on: database)
+                return runTransaction(batch, from: start, guarded: true, on: database, tally: &tally)
             }
             outcomes.append(outcome)
             if !database.isInTransaction {
@@ -258,18 +265,51 @@ final class QueueWorker: Sendable {
                 let lost = outcome.error as? StoreError ?? StoreError(
                     code: SQLITE_ABORT,
                     message: "the batch transaction was rolled back" + (outcome.error.map { " after: \($0)" } ?? ""))
+                tally.ended(failure: lost)
                 for earlier in outcomes { earlier.deliver(earlier.error == nil ? lost : nil) }
                 return index + 1
             }
         }
+        let committing = DispatchTime.now().uptimeNanoseconds
         do {
             try database.execute("COMMIT")
         } catch {
             database.rollback()
+            tally.ended(failure: error)
             for outcome in outcomes { outcome.deliver(error) }
             return batch.count
         }
+        tally.committed(since: committing)
         for outcome in outcomes { outcome.deliver(nil) }
         return batch.count
+    }
+}
+
+/// A batch's timing as it runs, for its `StoreBatchReport`: from its start to the end of
+/// its last transaction, and the COMMIT that kept it.
+struct BatchTally {
+    private let started = DispatchTime.now().uptimeNanoseconds
+    private var ended: UInt64?
+    private var commitNanoseconds: UInt64?
+    private var failure: StoreError.Kind?
+
+    /// A COMMIT that began at `start` succeeded now.
+    mutating func committed(since start: UInt64) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        commitNanoseconds = (commitNanoseconds ?? 0) + (now - start)
+        ended = now
+    }
+
+    /// The transaction failed as a whole (BEGIN, COMMIT, or rolled back under a job).
+    mutating func ended(failure error: any Error) {
+        ended = DispatchTime.now().uptimeNanoseconds
+        failure = (error as? StoreError)?.kind ?? .failed
+    }
+
+    func report(jobs: Int) -> StoreBatchReport {
+        let end = ended ?? DispatchTime.now().uptimeNanoseconds
+        return StoreBatchReport(jobs: jobs, seconds: Double(end - started) / 1e9,
+                                commitSeconds: commitNanoseconds.map { Double($0) / 1e9 },
+                                failure: commitNanoseconds == nil ? failure : nil)
     }
 }

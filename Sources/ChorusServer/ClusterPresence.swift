@@ -23,6 +23,8 @@ final class ClusterPresence: Presence {
         let sessions: @Sendable () -> Int
         /// The last id this node's tail delivered.
         let deliveredUpTo: @Sendable () -> Int64?
+        /// Told after each heartbeat whether it reached the database (`/healthz`).
+        var heartbeat: @Sendable (Bool) -> Void = { _ in }
     }
 
     /// The other live nodes, as the last heartbeat that worked read them.
@@ -124,10 +126,12 @@ final class ClusterPresence: Presence {
         do {
             round = try board.heartbeat(report)
         } catch {
+            source.heartbeat(false)
             if !failing { Log.error("heartbeat failed", ["retry_every": board.timing.heartbeat, "error": error]) }
             failing = true
             return
         }
+        source.heartbeat(true)
         if failing { Log.info("heartbeat works again") }
         failing = false
         let others = round.live.filter { $0.node != board.node }

@@ -66,9 +66,13 @@ extension Hub {
         runOffLoop(session, tag: tag) { [accounts, database, clock, state] done in
             accounts.login(name: name, password: password, from: address) { result in
                 guard case .success(let account) = result else {
-                    if case .failure(let error) = result { Self.logRefusedLogin(error, name: name, address: address) }
+                    if case .failure(let error) = result {
+                        state.metrics.login(error.code == 429 ? .throttled : .failed, method: .password)
+                        Self.logRefusedLogin(error, name: name, address: address)
+                    }
                     return done(result.map { LoginOutcome(account: $0, summary: "", notices: [], streamStart: 0) })
                 }
+                state.metrics.login(.ok, method: .password)
                 // What waits for this person: a summary, and notices kept while they were away.
                 Self.startLiveStream(database: database, state: state, hub: hub) { db, start in
                     (try LoginSummary.text(for: account.id, db: db, now: clock.now()),
@@ -106,8 +110,11 @@ extension Hub {
                         tokenID)
             } then: { result in
                 let outcome = result.mapError(AccountService.clientError)
-                if case .failure(let error) = outcome, error.code == 401 {
-                    Log.warn("login failed", ["addr": address, "with": "token"])
+                switch outcome {
+                case .success: state.metrics.login(.ok, method: .token)
+                case .failure(let error):
+                    state.metrics.login(error.code == 429 ? .throttled : .failed, method: .token)
+                    if error.code == 401 { Log.warn("login failed", ["addr": address, "with": "token"]) }
                 }
                 done(outcome)
             }

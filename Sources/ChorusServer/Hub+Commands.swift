@@ -4,13 +4,19 @@ import ChorusCore
 /// built the typed command; `RouteTable` finds its handler by the row's name.
 extension Hub {
     func handle(_ request: Request, from session: Session) {
+        let verb = CommandVerb(request.verb)
+        // The next reply this session sends answers this line (a household one's rides in
+        // its `PendingReply`).
+        session.answering = verb
         if request.needsLogin && session.account == nil {
             session.send(.error(ChorusError(.logInFirst)), tag: request.tag)
             return
         }
         switch RouteTable.route(for: request) {
         case .onLoop(let answer)?: answer(self, session, request.command, request.tag)
-        case .databaseJob(let job)?: runJob(job, request, from: session)
+        case .databaseJob(let job)?:
+            session.answering = nil
+            runJob(job, request, verb: verb, from: session)
         case nil: session.send(.error(.noHandler(request.verb)), tag: request.tag)
         }
     }

@@ -10,11 +10,12 @@ extension Hub {
     /// Queues a household command's reply behind the session's earlier ones, with the
     /// notices among `deliveries` meant for this session's user to follow it, then sends
     /// what may go.
-    func queueReply(_ reply: Reply, tag: String?, to id: UInt64, after gate: ReplyGate?, deliveries: [Delivery]) {
+    func queueReply(_ reply: Reply, verb: CommandVerb, tag: String?, to id: UInt64, after gate: ReplyGate?,
+                    deliveries: [Delivery]) {
         guard let session = sessions[id] else { return }
         let user = session.account?.id
         let notices = deliveries.filter { $0.isNotice && user.map($0.audience.contains) == true }.map(\.event)
-        session.pendingReplies.append(PendingReply(reply: reply, tag: tag, gate: gate, notices: notices))
+        session.pendingReplies.append(PendingReply(verb: verb, reply: reply, tag: tag, gate: gate, notices: notices))
         releaseReplies(of: id)
     }
 
@@ -30,6 +31,7 @@ extension Hub {
             // a flush copies every recipient's events, which the turn's end writes directly.
             if !sent { pendingFanOut.flush() }
             session.input.answered()
+            state.metrics.command(next.verb, code: next.reply.code)
             session.send(next.reply, tag: next.tag)
             for notice in next.notices { session.send(notice) }
             sent = true
@@ -38,16 +40,19 @@ extension Hub {
     }
 
     /// Runs a household or admin command's handler as one database job.
-    func runJob(_ job: DatabaseJobRoute, _ request: Request, from session: Session) {
+    func runJob(_ job: DatabaseJobRoute, _ request: Request, verb: CommandVerb, from session: Session) {
         let command = request.command
-        run(session, request, needsLoopState: job.needsLoopState, touchesTasks: job.touchesTasks) { try job.run($0, command) }
+        run(session, request, verb: verb, needsLoopState: job.needsLoopState, touchesTasks: job.touchesTasks) {
+            try job.run($0, command)
+        }
     }
 
     /// Runs `work` on the database thread. The session may go on reading: up to 64 household
     /// commands overlap (`SessionInput`), and their replies come back in order; the events go
     /// out even if the issuing session has gone meanwhile.
     /// `touchesTasks` and `needsLoopState` come from the command's route (`DatabaseJobRoute`).
-    private func run(_ session: Session, _ request: Request, needsLoopState: Bool = false, touchesTasks: Bool = false,
+    private func run(_ session: Session, _ request: Request, verb: CommandVerb, needsLoopState: Bool = false,
+                     touchesTasks: Bool = false,
                      _ work: @escaping @Sendable (CommandContext) throws -> CommandResult) {
         guard let account = session.account else { return }
         let caller = Caller(id: account.id, name: account.name)
@@ -85,7 +90,7 @@ extension Hub {
             case .failure(let error): .error(error)
             }
             state.bus.publish(fanOut, issuer: IssuerPart(hub: hub) { hub, gate, handed in
-                hub.queueReply(reply, tag: tag, to: sessionID, after: gate, deliveries: handed?.deliveries ?? [])
+                hub.queueReply(reply, verb: verb, tag: tag, to: sessionID, after: gate, deliveries: handed?.deliveries ?? [])
                 handed?.run(on: hub, withReply: true)
             }, whenWritten: nil)
             if case .success(let done) = outcome, case .some(let next) = done.nextNotice, let scheduler = state.schedulerHub {

@@ -46,7 +46,7 @@ final class Hub: ConnectionDelegate {
         self.database = database
         self.clock = clock
         self.state = state
-        let pendingFanOut = PendingFanOut(loop: loop)
+        let pendingFanOut = PendingFanOut(loop: loop, metrics: state.metrics)
         self.pendingFanOut = pendingFanOut
         self.sessions = SessionTable(loop: loop, configuration: configuration, state: state, pendingFanOut: pendingFanOut)
         self.databaseWake = DatabaseWake(loop: loop, database: database)
@@ -118,7 +118,7 @@ final class Hub: ConnectionDelegate {
         let uptime = Double(MonotonicTime.nanoseconds() - startedAt) / 1e9
         return ServerStatus(sessions: state.sessionCount.load(ordering: .relaxed), usersOnline: state.presence.onlineUserCount,
                             uptime: uptime, eventsPerSecond: Double(lastMinute) / min(60, max(1, uptime)),
-                            eventsLastMinute: lastMinute, limitCloses: state.limitCloses.withLock { $0 },
+                            eventsLastMinute: lastMinute, limitCloses: state.metrics.limitCloseCounts,
                             droppedLogLines: Log.droppedLines, nodes: state.presence.nodes)
     }
 
@@ -186,7 +186,10 @@ final class Hub: ConnectionDelegate {
             // goes out through `releaseReplies`, which flushes.
             if !overlaps { pendingFanOut.flush() }
             switch line {
-            case .reply(let reply, let tag): session.send(reply, tag: tag)
+            case .reply(let reply, let tag):
+                // A line no row took (a syntax error, a 413).
+                session.answering = .other
+                session.send(reply, tag: tag)
             case .request(let request): handle(request, from: session)
             }
         }

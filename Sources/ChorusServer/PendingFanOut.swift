@@ -27,9 +27,12 @@ final class PendingFanOut: TurnPreparing {
 
     private let loop: EventLoop
     private var entries: [Entry] = []
+    /// Counts the event × session writes, once per flush.
+    private let metrics: Metrics
 
-    init(loop: EventLoop) {
+    init(loop: EventLoop, metrics: Metrics) {
         self.loop = loop
+        self.metrics = metrics
     }
 
     /// Queues `event` for `recipients` but `skipped`, to be written this turn.
@@ -58,16 +61,18 @@ final class PendingFanOut: TurnPreparing {
         let queued = entries
         entries.removeAll(keepingCapacity: true)
         var start = queued.startIndex
+        var written = 0
         while start < queued.endIndex {
             var end = start + 1
             while end < queued.endIndex && Self.same(queued[end].recipients, queued[start].recipients) { end += 1 }
             if end - start == 1 {
-                write(queued[start], direct: direct)
+                written += write(queued[start], direct: direct)
             } else {
-                write(run: queued[start..<end], direct: direct)
+                written += write(run: queued[start..<end], direct: direct)
             }
             start = end
         }
+        metrics.fanOutDelivered(written)
     }
 
     /// The recipients lists of one audience are the one array `SessionTable.recipients(of:)`
@@ -77,7 +82,9 @@ final class PendingFanOut: TurnPreparing {
         a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress && a.count == b.count } }
     }
 
-    private func write(_ entry: Entry, direct: Bool) {
+    /// Returns how many sessions it wrote the event to.
+    private func write(_ entry: Entry, direct: Bool) -> Int {
+        var written = 0
         entry.event.json.withUnsafeBufferPointer { json in
             entry.event.text.withUnsafeBufferPointer { text in
                 entry.event.webSocket.withUnsafeBufferPointer { webSocket in
@@ -89,10 +96,12 @@ final class PendingFanOut: TurnPreparing {
                         case .webSocket: webSocket
                         }
                         Self.send(bytes, to: session, direct: direct)
+                        written += 1
                     }
                 }
             }
         }
+        return written
     }
 
     /// One run's events joined in one format, and where each event ends in it (to leave
@@ -110,7 +119,9 @@ final class PendingFanOut: TurnPreparing {
         }
     }
 
-    private func write(run: ArraySlice<Entry>, direct: Bool) {
+    /// Returns how many event × session writes the run made.
+    private func write(run: ArraySlice<Entry>, direct: Bool) -> Int {
+        var written = 0
         let recipients = run[run.startIndex].recipients
         // Only the formats someone takes are joined: a run with no WebSocket member never
         // copies its frames.
@@ -142,6 +153,7 @@ final class PendingFanOut: TurnPreparing {
                         }
                         guard issuers.contains(session.id) else {
                             Self.send(bytes, to: session, direct: direct)
+                            written += skips.count
                             return
                         }
                         let ends = switch format {
@@ -155,6 +167,8 @@ final class PendingFanOut: TurnPreparing {
                             if skips[index] == session.id {
                                 if from < eventStart { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from..<eventStart])) }
                                 from = ends[index]
+                            } else {
+                                written += 1
                             }
                         }
                         if from < bytes.count { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from...])) }
@@ -162,6 +176,7 @@ final class PendingFanOut: TurnPreparing {
                 }
             }
         }
+        return written
     }
 
     private static func send(_ bytes: UnsafeBufferPointer<UInt8>, to session: Session, direct: Bool) {

@@ -32,7 +32,7 @@ public final class Server: Sendable {
     private let folderLock: DataFolderLock
 
     /// The hub that listens.
-    private var first: LoopBound<Hub> { hubs[0] }
+    var first: LoopBound<Hub> { hubs[0] }
 
     /// Starts on the data folder `lock` holds, or locks it first when nil, with the store
     /// `openStore` opens there. With a `feed` (a log several nodes share, e.g.
@@ -106,9 +106,11 @@ public final class Server: Sendable {
             throw StartupError("cannot hash passwords: \(error)")
         }
 
+        // In cluster mode every series carries the node's name.
+        let metrics = Metrics(node: shared ? configuration.node : nil)
         let bus: any EventBus
         do {
-            bus = try feed.map { try TailEventBus(feed: $0) } ?? LocalEventBus()
+            bus = try feed.map { try TailEventBus(feed: $0, metrics: metrics) } ?? LocalEventBus()
         } catch {
             database.close()
             pool.stop()
@@ -117,8 +119,10 @@ public final class Server: Sendable {
         let clusterPresence = board.map(ClusterPresence.init)
         self.clusterPresence = clusterPresence
         let state = ServerState(bus: bus, presence: clusterPresence ?? LocalPresence(), loginCounts: loginCounts,
-                                notices: ledger, scheduler: shared ? EveryNodeSchedules() : FirstLoopSchedules())
+                                notices: ledger, scheduler: shared ? EveryNodeSchedules() : FirstLoopSchedules(),
+                                metrics: metrics)
         self.state = state
+        database.setObserver(StoreWatch(metrics: metrics, health: state.storeHealth))
         var hubs: [LoopBound<Hub>] = []
         do {
             for _ in 0..<max(1, configuration.loops) {
@@ -198,6 +202,8 @@ public final class Server: Sendable {
             state?.sessionCount.load(ordering: .relaxed) ?? 0
         }, deliveredUpTo: { [weak state] in
             state?.bus.deliveredUpTo
+        }, heartbeat: { [weak state] worked in
+            state?.storeHealth.heard(reachable: worked)
         }))
         // Whatever came due while the server was down goes out now.
         checkNotices()

@@ -23,6 +23,8 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections = 10_000
     public var maxPerAddress = 16
     public var exempt: [AddressRange] = AddressRange.loopback
+    /// Who may read `/metrics` (`--metrics-allow`); everyone else gets 404.
+    public var metricsAllow: [AddressRange] = AddressRange.loopback
     /// Who may REGISTER (`--registration`), and how many accounts one address may make an
     /// hour (`--register-rate`; the exempt networks have no limit).
     public var registration = RegistrationMode.open

@@ -19,8 +19,11 @@ final class ServerState: Sendable {
     let sessionCount = Atomic<Int>(0)
     /// Sessions per peer address, for `--max-per-ip`.
     let addressCounts = Locked<[String: Int]>([:])
-    /// Sessions closed by each limit, for ADMIN STATS.
-    let limitCloses = Locked<[LimitClose: Int]>([:])
+    /// The counts `/metrics` shows (sessions closed by a limit among them, which ADMIN
+    /// STATS shows too).
+    let metrics: Metrics
+    /// Whether the store answers, for `/healthz`.
+    let storeHealth = StoreHealth()
     /// The origins whose pages may open WebSocket sessions: the certificate's names on
     /// this port and `--web-origin` (`Server.updateWebOrigins`, at start and on SIGHUP).
     let webOrigins = Locked(WebOrigins(certificateNames: [], port: 0, extra: []))
@@ -43,7 +46,8 @@ final class ServerState: Sendable {
     private let nextHub = Atomic<Int>(0)
 
     init(bus: any EventBus, presence: any Presence, loginCounts: any FailedLoginCounts, notices: any NoticeLedger,
-         scheduler: any SchedulerElection) {
+         scheduler: any SchedulerElection, metrics: Metrics = Metrics(node: nil)) {
+        self.metrics = metrics
         self.bus = bus
         self.presence = presence
         self.loginCounts = loginCounts
@@ -70,8 +74,10 @@ final class ServerState: Sendable {
 
     // MARK: Events
 
+    /// A committed job of this node's with `count` events reaches the loops.
     func recordEvents(_ count: Int) {
         eventRate.withLock { $0.record(count) }
+        metrics.eventsDelivered(count)
     }
 
     var eventsLastMinute: Int { eventRate.withLock { $0.lastMinute() } }

@@ -31,7 +31,14 @@ final class Session {
     /// method and space).
     var sniffed: [UInt8] = []
     var door = Door.undecided {
-        didSet { eventFormat = Self.format(mode: mode, door: door) }
+        didSet {
+            eventFormat = Self.format(mode: mode, door: door)
+            let before = Self.transport(of: oldValue)
+            if before != transport {
+                before.map { metrics.sessionClosed(transport: $0) }
+                transport.map { metrics.sessionOpened(transport: $0) }
+            }
+        }
     }
     /// The output mode. Events already due to this session are written in the mode they
     /// were sent in: the loop's pending fan-out is flushed before a line runs.
@@ -59,14 +66,32 @@ final class Session {
     var refusal: ChorusError?
     /// The address this session counts against for `--max-per-ip` (nil: not counted).
     var countedAddress: String?
+    /// How it reaches the server, for the sessions gauge: nil until its door is decided,
+    /// and for plain HTTP, which is not a session. The gauge moves with `door`.
+    var transport: SessionTransport? { Self.transport(of: door) }
+    /// The command this session's next reply answers, when it runs alone or is answered
+    /// on the loop (`Hub.handle`): that reply counts for `chorus_commands_total`. Household
+    /// replies carry their verb in `PendingReply` instead.
+    var answering: CommandVerb?
+    /// The server's counts, shared by all loops.
+    let metrics: Metrics
 
-    init(connection: Connection, maxLine: Int) {
+    init(connection: Connection, maxLine: Int, metrics: Metrics) {
         self.connection = connection
+        self.metrics = metrics
         self.framer = LineFramer(maxLine: maxLine)
         self.lastActivity = MonotonicTime.nanoseconds()
     }
 
     var id: UInt64 { connection.id }
+
+    private static func transport(of door: Door) -> SessionTransport? {
+        switch door {
+        case .lines: .line
+        case .webSocket: .websocket
+        case .undecided, .http: nil
+        }
+    }
 
     private static func format(mode: OutputMode, door: Door) -> EventFormat {
         if case .webSocket = door { return .webSocket }
@@ -80,6 +105,10 @@ final class Session {
     }
 
     func send(_ reply: Reply, tag: String?) {
+        if let verb = answering {
+            answering = nil
+            metrics.command(verb, code: reply.code)
+        }
         let line = reply.rendered(mode: mode, tag: tag)
         connection.sendReply(webSocket == nil ? line : WebSocketFrameHeader.textFrame(ofLine: line))
     }
@@ -147,6 +176,7 @@ enum PendingLine {
 
 /// A household command's reply that waits its turn (`Hub.releaseReplies`).
 struct PendingReply {
+    let verb: CommandVerb
     let reply: Reply
     let tag: String?
     let gate: ReplyGate?

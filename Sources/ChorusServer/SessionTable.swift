@@ -48,7 +48,7 @@ final class SessionTable {
         }
         guard let connection = Connection.open(accepted, on: loop, maxQueuedBytes: configuration.sendQueueBytes) else { return nil }
         connection.sendTimeout = configuration.sendTimeout
-        let session = Session(connection: connection, maxLine: configuration.maxLine)
+        let session = Session(connection: connection, maxLine: configuration.maxLine, metrics: state.metrics)
         connection.delegate = delegate
         byID[connection.id] = session
         let open = state.sessionCount.add(1, ordering: .relaxed).newValue
@@ -77,6 +77,7 @@ final class SessionTable {
         guard let session = byID.removeValue(forKey: connection.id) else { return }
         if let limit = connection.limitClose { logLimitClose(limit, of: session) }
         state.sessionCount.subtract(1, ordering: .relaxed)
+        session.transport.map { state.metrics.sessionClosed(transport: $0) }
         setAccount(nil, of: session)
         if let address = session.countedAddress {
             state.addressCounts.withLock { counts in
@@ -89,7 +90,7 @@ final class SessionTable {
     /// One `close` line per close a limit forced, with the setting that did it, and its
     /// count for ADMIN STATS.
     private func logLimitClose(_ limit: LimitClose, of session: Session) {
-        state.limitCloses.withLock { $0[limit, default: 0] += 1 }
+        state.metrics.limitClosed(limit)
         let user = session.account?.name ?? "-"
         let (setting, value): (String, Int) = switch limit {
         case .sendq: ("sendq", configuration.sendQueueBytes)

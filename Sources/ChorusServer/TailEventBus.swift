@@ -23,7 +23,8 @@ final class TailEventBus: EventBus {
     private let tail: EventTail<OwnJob, FanOut>
 
     /// Reads the newest id from `feed` (this node delivers what commits after it).
-    init(feed: any EventFeed, settings: EventTail<OwnJob, FanOut>.Settings = .init()) throws {
+    /// Other nodes' events count in `metrics` as they are handed to the loops.
+    init(feed: any EventFeed, settings: EventTail<OwnJob, FanOut>.Settings = .init(), metrics: Metrics? = nil) throws {
         let hubs = Locked<[LoopBound<Hub>]>([])
         self.hubs = hubs
         tail = try EventTail(feed: feed, settings: settings, render: Self.fanOuts, deliver: { step in
@@ -33,6 +34,7 @@ final class TailEventBus: EventBus {
                 LoopHandOff.hand(stale ? job.fanOut?.withoutDeliveries : job.fanOut, to: loops, issuer: job.issuer,
                                  whenWritten: job.whenWritten)
             case .foreign(let fanOut):
+                if !fanOut.deliveries.isEmpty { metrics?.eventsDelivered(fanOut.deliveries.count) }
                 LoopHandOff.hand(fanOut, to: loops, issuer: nil, whenWritten: nil)
             }
         }, delivered: {

@@ -25,6 +25,10 @@ public protocol StoreExecutor: Sendable {
     /// threads and have them woken once per batch rather than once per job.
     func setBatchEndHandler(_ handler: @escaping @Sendable () -> Void)
 
+    /// `observer` hears, on the executor's thread, each batch's timing and outcome and each
+    /// job that ended in a `StoreError` (the server's metrics and `/healthz`).
+    func setObserver(_ observer: any StoreObserver)
+
     /// Submits and waits, for start-up, tools and tests. From the executor's own thread
     /// (inside a job or a completion) it would wait for itself, so it throws instead.
     func sync<T: Sendable>(_ job: @escaping @Sendable (any Store) throws -> T) throws -> T

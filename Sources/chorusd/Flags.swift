@@ -53,6 +53,8 @@ struct Flags {
           --max-per-ip N           sessions from one address, 0 for no limit (default 16)
           --exempt CIDR            addresses free of the per-address limits (connections and
                                    sign-ups); repeatable; replaces the default (loopback)
+          --metrics-allow CIDR     addresses that may read /metrics (others get 404); repeatable;
+                                   replaces the default (loopback: 127.0.0.0/8 and ::1/128)
           --registration MODE      who may REGISTER: open (anyone) or invite (only with a
                                    room's invite code, except the first account) (default open)
           --register-rate N        accounts one address may make an hour (default 5)
@@ -72,7 +74,7 @@ struct Flags {
         "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
         "--handshake-timeout", "--idle-timeout", "--send-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
         "--max-per-ip", "--exempt", "--loops", "--postgres", "--node", "--registration", "--register-rate",
-        "--web-origin", "--public-url",
+        "--web-origin", "--public-url", "--metrics-allow",
     ]
 
     struct Failure: Error {
@@ -93,6 +95,7 @@ struct Flags {
         }
         var configuration = ServerConfiguration()
         var exempt: [AddressRange]?
+        var metricsAllow: [AddressRange]?
         var postgres: String?
         var nodeGiven = false
         while let word = words.popFirst() {
@@ -146,11 +149,18 @@ struct Flags {
                     throw Failure(message: "--exempt takes an address or CIDR range like 10.0.0.0/8, not \(value)")
                 }
                 exempt = (exempt ?? []) + [range]
+            case "--metrics-allow":
+                guard let range = AddressRange(value) else {
+                    throw Failure(message: "--metrics-allow takes an address or CIDR range like 10.0.0.0/8, not \(value)")
+                }
+                metricsAllow = (metricsAllow ?? []) + [range]
             default: throw Failure(message: "unknown flag \(flag) (see chorusd --help)")
             }
         }
         // Given at all, --exempt replaces the default (loopback).
         if let exempt { configuration.exempt = exempt }
+        // Likewise --metrics-allow.
+        if let metricsAllow { configuration.metricsAllow = metricsAllow }
         let store = StoreChoice.pick(postgres: postgres, dataDirectory: configuration.dataDirectory, environment: environment)
         // A node name says the admin meant a cluster: serving SQLite instead would quietly
         // split the household (a CHORUS_POSTGRES lost from a unit file).

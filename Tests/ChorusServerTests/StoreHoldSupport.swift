@@ -65,6 +65,7 @@ final class HeldStore: StoreExecutor, @unchecked Sendable {
 
     func wakeForQueuedJobs() { inner.wakeForQueuedJobs() }
     func setBatchEndHandler(_ handler: @escaping @Sendable () -> Void) { inner.setBatchEndHandler(handler) }
+    func setObserver(_ observer: any StoreObserver) { inner.setObserver(observer) }
     func sync<T: Sendable>(_ job: @escaping @Sendable (any Store) throws -> T) throws -> T { try inner.sync(job) }
     func close() { inner.close() }
 
