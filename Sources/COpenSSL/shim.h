@@ -52,10 +52,6 @@ static inline int copenssl_alpn_select(SSL *ssl, const unsigned char **out, unsi
     *outlen = chosen_length;
     return SSL_TLSEXT_ERR_OK;
 }
-/// Our clients offer `chorus` and are greeted at once (0 on success, as OpenSSL's).
-static inline int copenssl_ctx_offer_chorus(SSL_CTX *ctx) {
-    return SSL_CTX_set_alpn_protos(ctx, (const unsigned char *)"\x06" "chorus", 7);
-}
 static inline void copenssl_ctx_select_alpn(SSL_CTX *ctx) {
     SSL_CTX_set_alpn_select_cb(ctx, copenssl_alpn_select, NULL);
 }

@@ -19,7 +19,9 @@ public final class TLSClientContext: @unchecked Sendable {
     let context: OpaquePointer
     private let verifies: Bool
 
-    public init(trust: Trust) throws {
+    /// `applicationProtocols` are offered by ALPN in order of preference: `chorus` (the
+    /// default) is greeted at once as a line session, `http/1.1` speaks HTTP (CONTRACT §9).
+    public init(trust: Trust, applicationProtocols: [String] = ["chorus"]) throws {
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw NetError("cannot create TLS context: \(OpenSSLError.drain())")
         }
@@ -40,8 +42,18 @@ public final class TLSClientContext: @unchecked Sendable {
             SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
             verifies = false
         }
-        // ALPN `chorus`: the server greets at once instead of first looking for HTTP.
-        _ = copenssl_ctx_offer_chorus(context)
+        // ALPN's wire form: each name after its length byte.
+        var offer: [UInt8] = []
+        for name in applicationProtocols where (1...255).contains(name.utf8.count) {
+            offer.append(UInt8(name.utf8.count))
+            offer.append(contentsOf: name.utf8)
+        }
+        if !offer.isEmpty {
+            guard SSL_CTX_set_alpn_protos(context, offer, UInt32(offer.count)) == 0 else {
+                SSL_CTX_free(context)
+                throw NetError("cannot offer ALPN \(applicationProtocols): \(OpenSSLError.drain())")
+            }
+        }
         // The output buffer may grow and move while a partial write waits.
         _ = copenssl_ctx_set_mode(context, COPENSSL_MODE_PARTIAL_WRITE | COPENSSL_MODE_MOVING_BUFFER)
         // Read ahead: one read() takes every record the kernel holds, instead of one read

@@ -9,6 +9,8 @@ struct BenchContext {
     /// One per node; a single one without `--servers`.
     let addresses: [ResolvedAddress]
     let tls: TLSClientContext
+    /// How the server's certificate is checked, for contexts of other connections.
+    let trust: TLSClientContext.Trust
     /// A few random letters in every account name of this run.
     let runID: String
 
@@ -21,7 +23,6 @@ struct BenchContext {
         self.options = options
         self.server = server
         addresses = try nodes.map { try ResolvedAddress(host: $0.host, port: $0.port) }
-        let trust: TLSClientContext.Trust
         if options.insecure {
             trust = .anyCertificate
         } else if let ca = options.caFile ?? server.certificatePath {
@@ -29,7 +30,7 @@ struct BenchContext {
         } else {
             throw BenchFailure("no certificate to check the server against: give --ca FILE or --insecure")
         }
-        tls = try TLSClientContext(trust: trust)
+        tls = try TLSClientContext(trust: trust, applicationProtocols: options.transport.applicationProtocols)
         let letters = Array("abcdefghijklmnopqrstuvwxyz0123456789")
         runID = String((0..<6).map { _ in letters.randomElement()! })
     }
@@ -47,7 +48,7 @@ struct BenchContext {
     /// Runs `workload` on a generator with one of its shards per `--threads` loop,
     /// stopped after it.
     func run<Kind: Workload>(_ workload: Kind.Type) throws -> BenchReport {
-        let generator = try Generator(threads: options.threads, addresses: addresses, tls: tls) { index, nodes in
+        let generator = try Generator(threads: options.threads, addresses: addresses, tls: tls, transport: options.transport) { index, nodes in
             Kind.Shard(index: index, nodes: nodes)
         }
         defer { generator.stop() }

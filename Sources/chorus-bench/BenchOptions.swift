@@ -23,6 +23,10 @@ struct BenchOptions: Sendable {
     var payload = 64
     /// fanout: the output mode members read events in (`json`, as a bot; `text`, as a person).
     var mode = "json"
+    /// `--transport`: line sessions, or WebSocket sessions through the web door.
+    var transport = BenchTransport.line
+    /// `--healthz MS`: fanout polls `GET /healthz` every MS ms while it measures.
+    var healthzInterval: Double?
     var sessions = 2000
     var accounts = 100
     var parallel = 64
@@ -69,6 +73,11 @@ struct BenchOptions: Sendable {
           --tasks N --parents P --subtasks K                            tasks: the listed room (2000, 500, 4)
           --ping-interval MS                                            login: the unrelated PING (10)
         tool:
+          --transport line|websocket  line sessions (ALPN chorus), or WebSocket sessions (ALPN
+                                  http/1.1, GET /ws, one frame per line; JSON mode only, so not
+                                  with --mode text or handshake)
+          --healthz MS            fanout: one HTTPS connection polls GET /healthz every MS ms
+                                  during the measured phase; reports its latency
           --threads N             generator event-loop threads (1)
           --scrypt-log-n N        hash cost given to a spawned server
           --server-arg ARG        one more flag for a spawned server; repeatable
@@ -113,6 +122,9 @@ struct BenchOptions: Sendable {
             if options.spawn != nil { throw BenchFailure("--servers measures running nodes; it cannot be combined with --spawn") }
             if options.addressGiven { throw BenchFailure("give either --servers or --host/--port, not both") }
         }
+        if options.transport == .websocket && (options.mode == "text" || options.workload == .handshake) {
+            throw BenchFailure("--transport websocket sessions are in JSON mode: not with --mode text or handshake")
+        }
         if options.senders > options.members {
             throw BenchFailure("--senders (\(options.senders)) cannot exceed --members (\(options.members))")
         }
@@ -142,6 +154,12 @@ struct BenchOptions: Sendable {
         case "--mode":
             guard value == "json" || value == "text" else { throw BenchFailure("--mode is json or text, not \(value)") }
             mode = value
+        case "--transport":
+            guard let transport = BenchTransport(rawValue: value) else {
+                throw BenchFailure("--transport is line or websocket, not \(value)")
+            }
+            self.transport = transport
+        case "--healthz": healthzInterval = try Self.decimal(flag, value, 1...60_000) / 1000
         case "--sessions": sessions = try Self.number(flag, value, 1...1_000_000)
         case "--accounts": accounts = try Self.number(flag, value, 1...1_000_000)
         case "--parallel": parallel = try Self.number(flag, value, 1...100_000)

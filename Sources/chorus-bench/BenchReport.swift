@@ -23,7 +23,7 @@ struct BenchReport {
         problems.append(text)
     }
 
-    func emit(server: ServerUnderTest, nodes: [ServerAddress], threads: Int) {
+    func emit(server: ServerUnderTest, nodes: [ServerAddress], threads: Int, transport: BenchTransport) {
         var fields: [(String, JSONValue)] = [
             ("bench", .string("chorus-bench")),
             ("workload", .string(workload)),
@@ -33,6 +33,7 @@ struct BenchReport {
             ("servers", .array(nodes.map { .string($0.description) })),
             ("spawned", .bool(server.certificatePath != nil)),
             ("tls", .string(tls)),
+            ("transport", .string(transport.rawValue)),
             ("generator_threads", .int(threads)),
             ("parameters", .object(parameters)),
         ]
@@ -45,7 +46,7 @@ struct BenchReport {
         FileHandle.standardOutput.write(Data(line))
 
         let against = nodes.count > 1 ? "\(nodes.count) nodes \(nodes.map(\.description).joined(separator: ", "))" : "\(server.host):\(server.port)"
-        var text = "chorus-bench \(workload) against \(against) (\(tls))\n"
+        var text = "chorus-bench \(workload) against \(against) (\(tls), \(transport == .line ? "line sessions" : "WebSocket sessions"))\n"
         for entry in summary { text += "  \(entry)\n" }
         if let cost { text += "  \(cost.summary)\n" }
         for problem in problems { text += "  PROBLEM: \(problem)\n" }

@@ -6,7 +6,8 @@ import ChorusProtocol
 /// Every request gets a numeric tag; the server answers one request at a time and in
 /// order, so replies are matched against a FIFO of handlers and the tag is checked. Many
 /// requests may be in flight (pipelining); what the window is, the caller decides.
-/// Events go to `onEvent` as raw line views. Loop thread only.
+/// Events go to `onEvent` as raw line views. How lines travel (CR LF, or WebSocket
+/// frames) is `SessionFraming`'s business. Loop thread only.
 final class BenchSession: ClientConnectionDelegate {
     typealias ReplyHandler = (ReplyLine) -> Void
 
@@ -25,14 +26,17 @@ final class BenchSession: ClientConnectionDelegate {
 
     private(set) var connection: ClientConnection?
     private(set) var closeReason: String?
-    private var splitter = LineSplitter()
+    private var framing: SessionFraming
     private var pending = FIFOQueue<Pending>()
     private var nextTag: UInt64 = 1
     private var scratch: [UInt8] = []
 
     /// Starts connecting; requests may be queued at once and leave after the handshake.
-    init(connector: ClientConnector) throws {
-        connection = try connector.connect(delegate: self)
+    init(connector: BenchConnector) throws {
+        framing = SessionFraming(connector)
+        connection = try connector.client.connect(delegate: self)
+        let opening = framing.opening
+        if !opening.isEmpty { connection?.send(opening) }
     }
 
     var inFlight: Int { pending.count }
@@ -53,10 +57,8 @@ final class BenchSession: ClientConnectionDelegate {
         DecimalBytes.append(tag, to: &scratch)
         scratch.append(UInt8(ascii: " "))
         command(&scratch)
-        scratch.append(0x0D)
-        scratch.append(0x0A)
         pending.append(Pending(tag: tag, handler: handler))
-        connection.send(scratch)
+        framing.send(&scratch, on: connection)
     }
 
     func close() {
@@ -71,7 +73,14 @@ final class BenchSession: ClientConnectionDelegate {
 
     func clientConnection(_ connection: ClientConnection, didReceive bytes: UnsafeRawBufferPointer) {
         let readAt = BenchClock.now()
-        splitter.feed(bytes) { line in self.handle(line, readAt: readAt) }
+        // The connection holds this session for the call; a plain capture cost a retain
+        // per WebSocket message (on the slow path: the delegate is weak, so there is a side table).
+        let session = Unmanaged.passUnretained(self)
+        if let failure = framing.feed(bytes, answering: connection, { line in
+            session._withUnsafeGuaranteedRef { $0.handle(line, readAt: readAt) }
+        }) {
+            connection.close(reason: failure)
+        }
     }
 
     func clientConnectionDidClose(_ connection: ClientConnection, reason: String) {

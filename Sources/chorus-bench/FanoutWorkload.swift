@@ -1,3 +1,4 @@
+import ChorusNet
 import ChorusProtocol
 import Foundation
 
@@ -35,13 +36,19 @@ enum FanoutWorkload: Workload {
         let plan = FanoutShard.Plan(room: room.room, senders: options.senders, messages: options.messages,
                                     window: options.effectiveWindow, payload: options.payload, nodes: context.nodeCount)
         let progress = RunProgress(shards: shards)
+        let healthz = try options.healthzInterval.map { interval in
+            try HealthzProbe(address: context.addresses[0],
+                             tls: TLSClientContext(trust: context.trust, applicationProtocols: ["http/1.1"]), interval: interval)
+        }
         let (outcome, cost) = try context.measured {
+            healthz?.start()
             try generator.run("start sending", timeout: options.timeout) { shard, finish in
                 shard.start(plan, progress: progress)
                 finish(nil)
             }
             return progress.wait(stallSeconds: options.stall)
         }
+        let health = healthz?.stop()
         let tallies: [FanoutShard.Tally] = try generator.run("collect", timeout: options.timeout) { shard, finish in
             finish(.success(shard.finish()))
         }
@@ -71,6 +78,7 @@ enum FanoutWorkload: Workload {
             ("members", .int(options.members)), ("senders", .int(options.senders)),
             ("messages", .int(options.messages)), ("window", .int(plan.window)), ("payload", .int(options.payload)),
             ("mode", .string(options.mode)),
+            ("healthz_interval_ms", options.healthzInterval.map { .number($0 * 1000, digits: 1) } ?? .null),
             ("members_per_node", .array(NodeAssignment.counts(of: options.members, nodes: context.nodeCount).map { .int($0) })),
         ]
         // With one node every delivery is a same-node one.
@@ -86,7 +94,15 @@ enum FanoutWorkload: Workload {
             ("messages_per_s", .number(Double(total.acked) / seconds, digits: 0)),
             ("latency_ms", total.deliveryLatency.json),
             ("say_reply_latency_ms", total.replyLatency.json),
-        ] + total.byNode.jsonFields + [
+        ] + total.byNode.jsonFields
+        if let health {
+            report.results += [
+                ("healthz_answered", .int(health.answered)),
+                ("healthz_not_ok", .int(health.notOK)),
+                ("healthz_latency_ms", health.latency.json),
+            ]
+        }
+        report.results += [
             ("setup_s", .number(setupSeconds, digits: 2)),
             ("outcome", .string("\(outcome)")),
         ]
@@ -106,6 +122,11 @@ enum FanoutWorkload: Workload {
             "SAY reply latency: \(total.replyLatency.summary)",
             "lost \(lost), duplicates \(total.duplicates), acked \(total.acked) of \(sentMessages)",
         ]
+        if let health {
+            report.summary.append("GET /healthz: \(health.answered) answered, \(health.notOK) not 200; \(health.latency.summary)")
+            if health.notOK > 0 { report.problem("\(health.notOK) /healthz answers other than 200") }
+            if let failure = health.failure { report.problem(failure) }
+        }
         if lost > 0 { report.problem("\(lost) deliveries lost (\(outcome))") }
         if total.duplicates > 0 { report.problem("\(total.duplicates) duplicate deliveries") }
         if total.acked < sentMessages { report.problem("\(sentMessages - total.acked) SAY requests not acknowledged") }

@@ -16,8 +16,8 @@ final class Generator<Shard: AnyObject>: Sendable {
     private let stopped: [DispatchSemaphore]
 
     /// `makeShard(index, nodes)` builds each loop's shard on the calling thread, with a
-    /// connector on that loop for each of `addresses` (the nodes).
-    init(threads: Int, addresses: [ResolvedAddress], tls: TLSClientContext,
+    /// connector on that loop for each of `addresses` (the nodes), speaking `transport`.
+    init(threads: Int, addresses: [ResolvedAddress], tls: TLSClientContext, transport: BenchTransport = .line,
          makeShard: (Int, NodeConnectors) -> Shard) throws {
         threadCount = max(1, threads)
         var loops: [EventLoop] = []
@@ -26,7 +26,7 @@ final class Generator<Shard: AnyObject>: Sendable {
         for index in 0..<threadCount {
             let loop = try EventLoop()
             loops.append(loop)
-            shards.append(LoopBound(makeShard(index, NodeConnectors(loop: loop, addresses: addresses, tls: tls)), loop: loop))
+            shards.append(LoopBound(makeShard(index, NodeConnectors(loop: loop, addresses: addresses, tls: tls, transport: transport)), loop: loop))
             let done = DispatchSemaphore(value: 0)
             stopped.append(done)
             let thread = Thread {

@@ -5,17 +5,19 @@ import ChorusNet
 final class NodeConnectors {
     let all: [ClientConnector]
     let loop: EventLoop
+    let transport: BenchTransport
 
-    init(loop: EventLoop, addresses: [ResolvedAddress], tls: TLSClientContext) {
+    init(loop: EventLoop, addresses: [ResolvedAddress], tls: TLSClientContext, transport: BenchTransport) {
         precondition(!addresses.isEmpty, "a run needs at least one node")
         self.loop = loop
+        self.transport = transport
         all = addresses.map { ClientConnector(loop: loop, address: $0, tls: tls) }
     }
 
     var count: Int { all.count }
 
     /// The connector for the session numbered `number`.
-    func connector(for number: Int) -> ClientConnector {
-        all[NodeAssignment.node(of: number, nodes: all.count)]
+    func connector(for number: Int) -> BenchConnector {
+        BenchConnector(client: all[NodeAssignment.node(of: number, nodes: all.count)], transport: transport)
     }
 }

@@ -10,7 +10,7 @@ enum SessionScript {
         let replies: [[String: Any]]
     }
 
-    static func open(connector: ClientConnector, commands: [String],
+    static func open(connector: BenchConnector, commands: [String],
                      completion: @escaping (Result<Opened, BenchFailure>) -> Void) {
         let session: BenchSession
         do {

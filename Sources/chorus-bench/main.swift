@@ -83,6 +83,6 @@ do {
 } catch {
     fail("\(error)", server: server)
 }
-report.emit(server: server, nodes: nodes, threads: options.threads)
+report.emit(server: server, nodes: nodes, threads: options.threads, transport: options.transport)
 server.stop()
 exit(report.ok ? 0 : 1)
