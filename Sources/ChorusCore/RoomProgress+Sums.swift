@@ -38,4 +38,35 @@ extension RoomProgress {
         }
         return (totals, open)
     }
+
+    /// One row of a store's read for the bar: the counted tasks without subtasks summed
+    /// (`isParent` false), or one counted parent, `own` its one-task sum and `progress`
+    /// its stored progress, with its subtasks' sums. Facts only; `totals(_:)` decides.
+    public struct BarRow: Equatable, Sendable {
+        public var isParent: Bool
+        public var own: ProgressSums
+        public var progress: Int
+        public var subtasks: ProgressSums
+
+        public init(isParent: Bool, own: ProgressSums, progress: Int, subtasks: ProgressSums) {
+            self.isParent = isParent
+            self.own = own
+            self.progress = progress
+            self.subtasks = subtasks
+        }
+    }
+
+    /// The totals and how many are open, from the rows a store read for the bar.
+    public static func totals(_ rows: [BarRow]) -> (totals: Totals, open: Int) {
+        var plain = ProgressSums()
+        var parents: [Parent] = []
+        for row in rows {
+            if row.isParent {
+                parents.append(Parent(done: row.own.done > 0, points: row.own.points, progress: row.progress, subtasks: row.subtasks))
+            } else {
+                plain = row.own
+            }
+        }
+        return totals(plain: plain, parents: parents)
+    }
 }

@@ -121,24 +121,15 @@ extension PostgresStore {
             \(PostgresTaskSQL.subtaskSums(ofTasksIn: "SELECT t.id FROM tasks t" + counted))
             \(counted) GROUP BY sub.parent
             """, [.int(room), .text(since)]) { row in
-            (try row.flag(0),
-             ProgressSums(tasks: Int(try row.int(1)), done: Int(try row.int(2)), points: Int(try row.int(3)),
-                          donePoints: Int(try row.int(4)), openProgress: Int(try row.int(5)), openWeightedProgress: Int(try row.int(6))),
-             Int(try row.int(7)),
-             ProgressSums(tasks: Int(try row.int64(8) ?? 0), done: Int(try row.int64(9) ?? 0), points: Int(try row.int64(10) ?? 0),
-                          donePoints: Int(try row.int64(11) ?? 0), openProgress: Int(try row.int64(12) ?? 0),
-                          openWeightedProgress: Int(try row.int64(13) ?? 0)))
+            RoomProgress.BarRow(isParent: try row.flag(0),
+                                own: ProgressSums(tasks: Int(try row.int(1)), done: Int(try row.int(2)), points: Int(try row.int(3)),
+                                                   donePoints: Int(try row.int(4)), openProgress: Int(try row.int(5)), openWeightedProgress: Int(try row.int(6))),
+                                progress: Int(try row.int(7)),
+                                subtasks: ProgressSums(tasks: Int(try row.int64(8) ?? 0), done: Int(try row.int64(9) ?? 0), points: Int(try row.int64(10) ?? 0),
+                                                   donePoints: Int(try row.int64(11) ?? 0), openProgress: Int(try row.int64(12) ?? 0),
+                                                   openWeightedProgress: Int(try row.int64(13) ?? 0)))
         }
-        var plain = ProgressSums()
-        var parents: [RoomProgress.Parent] = []
-        for (isParent, own, progress, subtasks) in rows {
-            if isParent {
-                parents.append(RoomProgress.Parent(done: own.done > 0, points: own.points, progress: progress, subtasks: subtasks))
-            } else {
-                plain = own
-            }
-        }
-        return RoomProgress.totals(plain: plain, parents: parents)
+        return RoomProgress.totals(rows)
     }
 
     public func tasks(in scope: TaskScope, done: Bool?, finishedSince: String?) throws -> [TaskRecord] {

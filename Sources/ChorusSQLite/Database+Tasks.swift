@@ -114,23 +114,14 @@ extension Database {
                    coalesce(sum(s.progress * s.points) FILTER (WHERE NOT s.done), 0)
               FROM tasks t JOIN tasks s ON s.parent = t.id WHERE \(counted) GROUP BY t.id
             """).rows(.integer(room), .text(since)) { row in
-            (row.int(0) == 1,
-             ProgressSums(tasks: Int(row.int(1)), done: Int(row.int(2)), points: Int(row.int(3)), donePoints: Int(row.int(4)),
-                          openProgress: Int(row.int(5)), openWeightedProgress: Int(row.int(6))),
-             Int(row.int(7)),
-             ProgressSums(tasks: Int(row.int(8)), done: Int(row.int(9)), points: Int(row.int(10)), donePoints: Int(row.int(11)),
-                          openProgress: Int(row.int(12)), openWeightedProgress: Int(row.int(13))))
+            RoomProgress.BarRow(isParent: row.int(0) == 1,
+                                own: ProgressSums(tasks: Int(row.int(1)), done: Int(row.int(2)), points: Int(row.int(3)), donePoints: Int(row.int(4)),
+                                                   openProgress: Int(row.int(5)), openWeightedProgress: Int(row.int(6))),
+                                progress: Int(row.int(7)),
+                                subtasks: ProgressSums(tasks: Int(row.int(8)), done: Int(row.int(9)), points: Int(row.int(10)), donePoints: Int(row.int(11)),
+                                                   openProgress: Int(row.int(12)), openWeightedProgress: Int(row.int(13))))
         }
-        var plain = ProgressSums()
-        var parents: [RoomProgress.Parent] = []
-        for (isParent, own, progress, subtasks) in rows {
-            if isParent {
-                parents.append(RoomProgress.Parent(done: own.done > 0, points: own.points, progress: progress, subtasks: subtasks))
-            } else {
-                plain = own
-            }
-        }
-        return RoomProgress.totals(plain: plain, parents: parents)
+        return RoomProgress.totals(rows)
     }
 
     /// Every task in the scope, soonest due first (no due date last): open ones, done
