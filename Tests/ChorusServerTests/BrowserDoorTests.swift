@@ -4,9 +4,12 @@ import Testing
 /// The web door in a real headless Chromium: the page loads under its policy, its own
 /// script opens a WebSocket session and logs in, and a page of another origin cannot.
 @Suite(.serialized) struct BrowserDoorTests {
-    @Test func chromiumOpensThePageAndASessionAndAForeignPageCannot() throws {
+    /// Skipped where Chromium is missing, except under CI (which installs it).
+    @Test(.enabled(if: Browser.isInstalled || ProcessInfo.processInfo.environment["CI"] == "true",
+                   "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
+    func chromiumOpensThePageAndASessionAndAForeignPageCannot() throws {
         guard Browser.isInstalled else {
-            #expect(ProcessInfo.processInfo.environment["CI"] == nil, "chromium and chromium-driver are missing (.ci/run installs them)")
+            Issue.record("CI=true but chromium or chromium-driver is missing: .ci/run should have installed them")
             return
         }
         let server = try TestServer()
