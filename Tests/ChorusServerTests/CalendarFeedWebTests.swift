@@ -45,7 +45,7 @@ import Testing
     /// date alone is a date and a time a UTC date-time, and that each has UID and SEQUENCE.
     static func expectParsed(_ body: [UInt8], summaries: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let python = "/usr/bin/python3"
-        guard (try? WebDoorPeerTests.run(python, ["-c", "import icalendar"]).status) == 0 else {
+        guard (try? TLSProfileTests.run([python, "-c", "import icalendar"]).status) == 0 else {
             #expect(ProcessInfo.processInfo.environment["CI"] == nil, "python3-icalendar is missing (.ci/run installs it)",
                     sourceLocation: sourceLocation)
             return
@@ -68,7 +68,7 @@ import Testing
                 event.decoded("DTSTAMP"); event.decoded("LAST-MODIFIED")
                 print(str(event["SUMMARY"]))
             """
-        let result = try WebDoorPeerTests.run(python, ["-c", script, file.path])
+        let result = try TLSProfileTests.run([python, "-c", script, file.path])
         #expect(result.status == 0, "\(result.output)", sourceLocation: sourceLocation)
         #expect(result.output.split(separator: "\n").map(String.init) == summaries, "\(result.output)", sourceLocation: sourceLocation)
     }

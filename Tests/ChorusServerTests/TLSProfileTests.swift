@@ -9,7 +9,8 @@ import Testing
         .deletingLastPathComponent()
     static let venv = package.appendingPathComponent(".build/sslyze-venv")
 
-    /// Runs a command, returning its status and combined output.
+    /// Runs a command (found on PATH, or a full path), returning its status and combined
+    /// output; the web door tests run outside clients through it too.
     @discardableResult
     static func run(_ arguments: [String], timeout: Double = 600) throws -> (status: Int32, output: String) {
         let process = Process()

@@ -378,7 +378,7 @@ import Testing
             assert pixel(int(width * 0.44), int(height * 0.68)) == bytes([255, 255, 255, 255])
             print(width, height)
             """
-        let result = try WebDoorPeerTests.run("/usr/bin/python3", ["-c", check, file])
+        let result = try TLSProfileTests.run(["/usr/bin/python3", "-c", check, file])
         #expect(result.status == 0 && result.output == "\(size) \(size)\n", "\(result.output)")
     }
 
@@ -387,23 +387,10 @@ import Testing
                    || ProcessInfo.processInfo.environment["CI"] == "true", "curl is not installed (apt-get install curl)"))
     func curlSpeaksHTTP11() throws {
         let server = try TestServer()
-        let result = try Self.run("/usr/bin/curl", ["-sk", "--http2", "-o", "/dev/null", "-w", "%{http_version} %{http_code}",
-                                                    "https://127.0.0.1:\(server.port)/healthz"])
+        let result = try TLSProfileTests.run(["/usr/bin/curl", "-sk", "--http2", "-o", "/dev/null", "-w", "%{http_version} %{http_code}",
+                                              "https://127.0.0.1:\(server.port)/healthz"])
         #expect(result.output == "1.1 200", "\(result)")
     }
 
-    static let hasPythonWebSockets = (try? run("/usr/bin/python3", ["-c", "import websockets"]).status) == 0
-
-    static func run(_ path: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
+    static let hasPythonWebSockets = (try? TLSProfileTests.run(["/usr/bin/python3", "-c", "import websockets"]).status) == 0
 }
