@@ -82,20 +82,24 @@ public struct ICalendar {
         return lines
     }
 
-    /// TEXT values escape backslash, semicolon, comma and newline (RFC 5545 §3.3.11).
+    /// TEXT values escape backslash, semicolon, comma and newline (RFC 5545 §3.3.11); a
+    /// CR is dropped, so CR LF is one `\n`. Everything escaped is ASCII, so this walks
+    /// UTF-8 bytes, not characters (a third of a feed's rendering went to grapheme
+    /// breaking), and text with nothing to escape is returned as it is.
     static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "\\": out += "\\\\"
-            case ";": out += "\\;"
-            case ",": out += "\\,"
-            case "\n", "\r\n": out += "\\n"
-            case "\r": continue
-            default: out.append(character)
+        func special(_ byte: UInt8) -> Bool { byte == 0x5C || byte == 0x3B || byte == 0x2C || byte == 0x0A || byte == 0x0D }
+        guard text.utf8.contains(where: special) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 8)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x5C, 0x3B, 0x2C: out += [0x5C, byte]
+            case 0x0A: out += [0x5C, UInt8(ascii: "n")]
+            case 0x0D: continue
+            default: out.append(byte)
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Lines longer than 75 octets continue on the next line after CRLF and a space,
@@ -117,11 +121,13 @@ public struct ICalendar {
         return pieces.joined(separator: "\r\n ")
     }
 
+    /// `20261205T180000Z`. Filtered natively: Foundation's `replacingOccurrences` took
+    /// four tenths of a feed's rendering (chorus-bench feed, perf).
     static func utc(_ date: Date) -> String {
-        Timestamp.rfc3339(date).replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+        String(Timestamp.rfc3339(date).filter { $0 != "-" && $0 != ":" })
     }
 
     static func compactDate(_ stored: String) -> String {
-        stored.replacingOccurrences(of: "-", with: "")
+        String(stored.filter { $0 != "-" })
     }
 }

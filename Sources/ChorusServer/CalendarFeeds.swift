@@ -13,39 +13,74 @@ enum CalendarFeedAnswer: Sendable {
 }
 
 extension Hub {
-    /// Looks up the feed by the secret's digest off the loop (a store read through `database`, the StoreExecutor) and calls `completion` on this hub's loop.
+    /// Answers a feed request in three steps, none on this loop: the store reads the link
+    /// and its tasks (`CalendarFeeds.facts`), `renderPool` renders and digests them, and
+    /// only when the body changed does the store record its new digest and time (for an
+    /// honest `Last-Modified`). `completion` runs on this hub's loop.
     /// The store is read on every request, so a link ended on any node is 404 at once on
     /// all of them. The secret is never logged: a failure names its digest's first 8 digits.
     func calendarFeed(secret: Substring, completion: @escaping (CalendarFeedAnswer) -> Void) {
         let done = LoopBound(completion, loop: loop)
         let loop = self.loop
-        guard CalendarFeedRules.isWellFormed(secret) else {
-            return loop.execute { done.value(.notFound) }
-        }
+        let answer: @Sendable (CalendarFeedAnswer) -> Void = { found in loop.execute { done.value(found) } }
+        guard CalendarFeedRules.isWellFormed(secret) else { return answer(.notFound) }
         let digest = Digest.sha256Hex(String(secret))
-        let clock = self.clock
-        database.submit({ db in try CalendarFeeds.answer(db, digest: digest, now: clock.now()) }) { result in
-            let answer: CalendarFeedAnswer
+        let (clock, database, renderPool) = (self.clock, self.database, self.renderPool)
+        let unavailable: @Sendable (any Error) -> Void = { error in
+            Log.warn("calendar feed unavailable", ["feed": String(digest.prefix(8)), "error": error])
+            answer(.unavailable)
+        }
+        let now = clock.now()
+        database.submit({ db in try CalendarFeeds.facts(db, digest: digest, now: now) }) { result in
             switch result {
-            case .success(let found):
-                StoreFailureLog.succeeded()
-                answer = found
             case .failure(let error):
-                Log.warn("calendar feed unavailable", ["feed": String(digest.prefix(8)), "error": error])
-                answer = .unavailable
+                unavailable(error)
+            case .success(nil):
+                StoreFailureLog.succeeded()
+                answer(.notFound)
+            case .success(let facts?):
+                StoreFailureLog.succeeded()
+                let queued = renderPool.submit {
+                    let rendered = CalendarFeeds.render(facts, now: now)
+                    guard rendered.recordModified else { return answer(rendered.answer) }
+                    database.submit({ db in
+                        try db.recordCalendarBody(link: digest, bodyDigest: rendered.bodyDigest,
+                                                  at: Int64(rendered.lastModified.timeIntervalSince1970))
+                    }) { recorded in
+                        if case .failure(let error) = recorded { return unavailable(error) }
+                        answer(rendered.answer)
+                    }
+                }
+                if !queued { answer(.unavailable) }
             }
-            loop.execute { done.value(answer) }
         }
     }
 }
 
-/// One feed request as a store job: the link's facts, the domain's verdict, the tasks, the
-/// rendered body, its ETag and an honest Last-Modified (`CalendarFeedRules.lastModified`).
+/// One feed request's parts: the facts a store job reads (the link's verdict, its tasks,
+/// the digest last served) and the rendering from them (body, ETag, an honest
+/// Last-Modified by `CalendarFeedRules.lastModified`).
 enum CalendarFeeds {
-    static func answer(_ db: any Store, digest: String, now: Date, calendar: Calendar = .current) throws -> CalendarFeedAnswer {
+    /// What the store says about a feed that serves.
+    struct Facts: Sendable {
+        let name: String
+        let items: [CalendarFeed.Item]
+        let lastBody: (digest: String, at: Date)?
+    }
+
+    struct Rendered {
+        let answer: CalendarFeedAnswer
+        let bodyDigest: String
+        let lastModified: Date
+        /// The body differs from the one last served: the store must keep its digest and time.
+        let recordModified: Bool
+    }
+
+    /// nil for an unknown link or one that no longer serves. Runs on the store's thread.
+    static func facts(_ db: any Store, digest: String, now: Date) throws -> Facts? {
         guard let link = try db.calendarLink(digest: digest),
               CalendarFeedRules.serves(ownerDisabled: link.ownerDisabled, member: link.ownerIsMember)
-        else { return .notFound }
+        else { return nil }
         let since = Timestamp.rfc3339(CalendarFeedRules.finishedSince(now: now))
         let scope: TaskScope = link.room.map { .room($0) } ?? .mine(user: link.owner)
         let items = try db.feedTasks(in: scope, finishedSince: since).map { found in
@@ -53,13 +88,15 @@ enum CalendarFeeds {
                 ?? When.utcInstant(found.task.created) ?? Date(timeIntervalSince1970: 0)
             return CalendarFeed.Item(task: found.task, revision: found.revision, changed: changed)
         }
-        let body = CalendarFeed(name: "Chorus: " + (link.roomName ?? link.ownerName), calendar: calendar).render(items)
+        return Facts(name: "Chorus: " + (link.roomName ?? link.ownerName), items: items, lastBody: link.lastBody)
+    }
+
+    static func render(_ facts: Facts, now: Date, calendar: Calendar = .current) -> Rendered {
+        let body = CalendarFeed(name: facts.name, calendar: calendar).render(facts.items)
         let bodyDigest = Digest.sha256Hex(body)
-        let modified = CalendarFeedRules.lastModified(stored: link.lastBody, digest: bodyDigest, now: now)
-        if modified.store {
-            try db.recordCalendarBody(link: digest, bodyDigest: bodyDigest, at: Int64(modified.at.timeIntervalSince1970))
-        }
-        return .feed(body: body, etag: etag(bodyDigest), lastModified: modified.at)
+        let modified = CalendarFeedRules.lastModified(stored: facts.lastBody, digest: bodyDigest, now: now)
+        return Rendered(answer: .feed(body: body, etag: etag(bodyDigest), lastModified: modified.at),
+                        bodyDigest: bodyDigest, lastModified: modified.at, recordModified: modified.store)
     }
 
     /// A strong validator: the body's SHA-256, quoted. It changes exactly when the body does.

@@ -16,6 +16,8 @@ final class Hub: ConnectionDelegate {
     let loop: EventLoop
     let configuration: ServerConfiguration
     let accounts: AccountService
+    /// Where calendar feeds are rendered (`CalendarFeeds`), off this loop and the store's thread.
+    let renderPool: WorkerPool
     let database: any StoreExecutor
     let clock: any Clock
     let state: ServerState
@@ -39,7 +41,8 @@ final class Hub: ConnectionDelegate {
     let databaseWake: DatabaseWake
 
     init(loop: EventLoop, configuration: ServerConfiguration, accounts: AccountService, database: any StoreExecutor,
-         clock: any Clock, state: ServerState) {
+         renderPool: WorkerPool, clock: any Clock, state: ServerState) {
+        self.renderPool = renderPool
         self.loop = loop
         self.configuration = configuration
         self.accounts = accounts

@@ -13,7 +13,7 @@ import Synchronization
 /// tests) picks the engine; the server only knows the `StoreExecutor`, and closes it.
 public typealias StoreOpener = @Sendable (ServerConfiguration) throws -> any StoreExecutor
 
-/// A running Chorus server: the store's executor, the hashing pool, and event-loop threads
+/// A running Chorus server: the store's executor, the hashing and rendering pools, and event-loop threads
 /// (`--loops`), each with a hub and its share of the sessions; the first also listens and
 /// runs the notice scheduler. `start` fails with a `StartupError` naming the problem;
 /// `shutDown` stops it the way SIGTERM should.
@@ -24,6 +24,10 @@ public final class Server: Sendable {
     private let state: ServerState
     private let database: any StoreExecutor
     private let pool: WorkerPool
+    /// Calendar feeds are rendered here: not on a loop (every session there would wait)
+    /// nor on the store's thread (every write would), nor among the hashes (a feed flood
+    /// would hold logins up).
+    private let renderPool: WorkerPool
     /// Presence shared with other nodes, when given a board.
     private let clusterPresence: ClusterPresence?
     private let loopsFinished = DispatchSemaphore(value: 0)
@@ -82,6 +86,7 @@ public final class Server: Sendable {
         }
         let workers = max(1, ProcessInfo.processInfo.activeProcessorCount - 1)
         pool = WorkerPool(threads: workers, maxPending: configuration.maxPendingHashes, name: "chorus-hash")
+        renderPool = WorkerPool(threads: 1, maxPending: 64, name: "chorus-render")
         // A node that shares its log with others (a feed) shares the throttle and the
         // notices too: they are kept in the store, where every node counts and takes them.
         let shared = feed != nil
@@ -103,6 +108,7 @@ public final class Server: Sendable {
         } catch {
             database.close()
             pool.stop()
+            renderPool.stop()
             throw StartupError("cannot hash passwords: \(error)")
         }
 
@@ -114,6 +120,7 @@ public final class Server: Sendable {
         } catch {
             database.close()
             pool.stop()
+            renderPool.stop()
             throw StartupError("cannot read the event log: \(error)")
         }
         let clusterPresence = board.map(ClusterPresence.init)
@@ -128,12 +135,13 @@ public final class Server: Sendable {
             for _ in 0..<max(1, configuration.loops) {
                 let loop = try EventLoop()
                 hubs.append(LoopBound(Hub(loop: loop, configuration: configuration, accounts: accounts, database: database,
-                                          clock: clock, state: state), loop: loop))
+                                          renderPool: renderPool, clock: clock, state: state), loop: loop))
             }
         } catch {
             state.setHubs([])
             database.close()
             pool.stop()
+            renderPool.stop()
             throw StartupError("cannot make an event loop: \(error)")
         }
         self.hubs = hubs
@@ -161,6 +169,7 @@ public final class Server: Sendable {
             state.setHubs([])
             database.close()
             pool.stop()
+            renderPool.stop()
             throw StartupError("\(error)")
         }
         port = listener.port
@@ -196,6 +205,7 @@ public final class Server: Sendable {
             stopLoops()
             database.close()
             pool.stop()
+            renderPool.stop()
             throw StartupError(message)
         }
         clusterPresence?.start(ClusterPresence.Source(sessions: { [weak state] in
@@ -265,6 +275,7 @@ public final class Server: Sendable {
         clusterPresence?.stop()
         database.close()
         pool.stop()
+        renderPool.stop()
         folderLock.release()
     }
 

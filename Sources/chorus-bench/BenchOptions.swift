@@ -1,7 +1,7 @@
 /// `chorus-bench`'s command line: a workload name, then `--flag value` or `--flag=value`.
 struct BenchOptions: Sendable {
     enum Workload: String, Sendable, CaseIterable {
-        case fanout, connections, handshake, writes, login, tasks
+        case fanout, connections, handshake, writes, login, tasks, feed
     }
 
     var workload = Workload.fanout
@@ -33,8 +33,9 @@ struct BenchOptions: Sendable {
     var loops: Int?
     var seconds = 10.0
     var clients = 8
-    /// tasks: the room's top-level tasks, how many of them are parents, and their subtasks each.
-    var tasks = 2000
+    /// tasks: the room's top-level tasks (2000 unless given), how many of them are parents,
+    /// and their subtasks each; feed: the room's tasks (200 unless given).
+    var tasks: Int?
     var parents = 500
     var subtasks = 4
     var pingInterval = 10.0
@@ -50,7 +51,7 @@ struct BenchOptions: Sendable {
     var effectiveWindow: Int { window ?? (workload == .fanout ? 16 : 1) }
 
     static let usage = """
-        usage: chorus-bench fanout|connections|handshake|writes|login|tasks [flags]
+        usage: chorus-bench fanout|connections|handshake|writes|login|tasks|feed [flags]
 
         server (one of):
           --spawn PATH            start PATH (a chorusd) on a temporary folder with --port 0,
@@ -71,6 +72,8 @@ struct BenchOptions: Sendable {
           --loops K --seconds D                                         handshake, login (4, 10)
           --clients T --seconds D --window W                            writes, tasks (8, 10, 1)
           --tasks N --parents P --subtasks K                            tasks: the listed room (2000, 500, 4)
+          --tasks N --clients T --seconds D                             feed: tasks with due dates, HTTPS
+                                                                        readers, each phase's length (200, 8, 10)
           --ping-interval MS                                            login: the unrelated PING (10)
         tool:
           --transport line|websocket  line sessions (ALPN chorus), or WebSocket sessions (ALPN

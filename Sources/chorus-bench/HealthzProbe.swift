@@ -109,12 +109,12 @@ private final class HealthzClient: ClientConnectionDelegate {
 
     func clientConnection(_ connection: ClientConnection, didReceive bytes: UnsafeRawBufferPointer) {
         input.append(contentsOf: bytes)
-        guard let (status, length) = Self.response(in: input) else { return }
+        guard let response = HTTPResponseScan.first(in: input) else { return }
         let now = BenchClock.now()
         if now >= sentAt { tally.latency.record(nanoseconds: now - sentAt) }
         tally.answered += 1
-        if status != 200 { tally.notOK += 1 }
-        input.removeFirst(length)
+        if response.status != 200 { tally.notOK += 1 }
+        input.removeFirst(response.length)
         awaitingAnswer = false
         if finished { return close("the measured phase is over") }
         connector.loop.schedule(after: interval) { [weak self] in self?.send() }
@@ -126,24 +126,5 @@ private final class HealthzClient: ClientConnectionDelegate {
             tally.failure = "the /healthz connection closed: \(reason)"
         }
         close(reason)
-    }
-
-    /// The status and the whole length of the first response in `bytes`, once all of it
-    /// (head and `Content-Length` bytes of body) is there.
-    private static func response(in bytes: [UInt8]) -> (status: Int, length: Int)? {
-        guard bytes.count >= 4,
-              let blank = (0...(bytes.count - 4)).first(where: { bytes[$0] == 0x0D && bytes[$0 + 1] == 0x0A && bytes[$0 + 2] == 0x0D && bytes[$0 + 3] == 0x0A })
-        else { return nil }
-        let head = String(decoding: bytes[..<blank], as: UTF8.self).split(separator: "\r\n")
-        guard let statusLine = head.first, statusLine.count >= 12, let status = Int(statusLine.dropFirst(9).prefix(3)) else {
-            return (0, bytes.count)
-        }
-        var bodyLength = 0
-        for line in head.dropFirst() {
-            guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == "content-length" else { continue }
-            bodyLength = Int(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)) ?? 0
-        }
-        let total = blank + 4 + bodyLength
-        return bytes.count >= total ? (status, total) : nil
     }
 }

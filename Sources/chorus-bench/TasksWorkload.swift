@@ -12,9 +12,10 @@ enum TasksWorkload: Workload {
         let password = context.password
         let window = options.effectiveWindow
         let parallel = max(1, options.parallel / shards)
+        let tasks = options.tasks ?? 2000
 
-        let room = try generator.run("add \(options.tasks) tasks", timeout: options.timeout, only: 0) { shard, finish in
-            shard.populate(owner: owner, password: password, tasks: options.tasks, parents: options.parents,
+        let room = try generator.run("add \(tasks) tasks", timeout: options.timeout, only: 0) { shard, finish in
+            shard.populate(owner: owner, password: password, tasks: tasks, parents: options.parents,
                            subtasks: options.subtasks) { finish($0) }
         }[0]
         let counts = (0..<shards).map { BenchContext.share(of: options.clients, shard: $0, shards: shards) }
@@ -36,7 +37,7 @@ enum TasksWorkload: Workload {
         var report = BenchReport(workload: "tasks")
         report.tls = tls
         report.parameters = [
-            ("tasks", .int(options.tasks)), ("parents", .int(options.parents)), ("subtasks", .int(options.subtasks)),
+            ("tasks", .int(tasks)), ("parents", .int(options.parents)), ("subtasks", .int(options.subtasks)),
             ("listed", .int(room.tasks)), ("clients", .int(options.clients)), ("window", .int(window)),
             ("seconds", .number(options.seconds, digits: 1)),
         ]

@@ -79,6 +79,7 @@ do {
     case .writes: report = try context.run(WritesWorkload.self)
     case .login: report = try context.run(LoginWorkload.self)
     case .tasks: report = try context.run(TasksWorkload.self)
+    case .feed: report = try context.run(FeedWorkload.self)
     }
 } catch {
     fail("\(error)", server: server)
