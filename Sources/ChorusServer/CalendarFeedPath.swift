@@ -17,13 +17,15 @@ enum CalendarFeedPath {
 
     /// 200 with the feed, 304 when the client's `If-None-Match` names its current ETag
     /// (only then: the tag is the body's digest), 404 for an unknown or ended address,
-    /// 503 while the store is unreachable.
+    /// 503 while the store is unreachable or the render queue is full.
     static func response(to answer: CalendarFeedAnswer, ifNoneMatch tags: [String]) -> HTTPResponse {
         switch answer {
         case .notFound:
             return .text(404, "not found")
         case .unavailable:
             return .text(503, "store unreachable; try again later", headers: [.init("Retry-After", "30")])
+        case .busy:
+            return .text(503, "too many feeds at once; try again shortly", headers: [.init("Retry-After", "5")])
         case .feed(let body, let etag, let lastModified):
             let validators: [HTTPResponse.Header] = [
                 .init("ETag", etag), .init("Last-Modified", HTTPResponse.httpDate(lastModified)),

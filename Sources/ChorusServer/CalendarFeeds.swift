@@ -9,6 +9,7 @@ import Foundation
 enum CalendarFeedAnswer: Sendable {
     case notFound                      // unknown or ended secret (also a malformed one)
     case unavailable                   // the store could not be reached (→ 503)
+    case busy                          // 64 feeds already wait for the render pool (→ 503)
     case feed(body: [UInt8], etag: String, lastModified: Date)   // etag with its quotes
 }
 
@@ -51,7 +52,7 @@ extension Hub {
                         answer(rendered.answer)
                     }
                 }
-                if !queued { answer(.unavailable) }
+                if !queued { answer(.busy) }
             }
         }
     }
