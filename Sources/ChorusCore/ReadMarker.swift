@@ -11,6 +11,11 @@ public enum ReadMarker {
     /// is written here only.
     public static let countedEvents = ["message", "comment"]
 
+    /// The most a count says: a room with more unread shows this many. Counting walks the
+    /// unread events, on the database thread every command shares, so a member who never
+    /// reads (a bot in a busy room) must not make every ROOMS and login walk all history.
+    public static let countLimit = 1000
+
     /// The room as someone who has just joined it sees it: nothing in it is news to them
     /// yet. (Their count starts at their joining, which the store learns only once the
     /// joining's event has its id: the reply to a join says so itself.)
