@@ -53,6 +53,8 @@ extension Hub {
         } finish: { [unowned self] session, signUp in
             let account = signUp.account
             setAccount(account, of: session)
+            // Now the new account's, by password: not the token it may have logged in with before.
+            session.token = nil
             var fields = [("user", Self.userShape(account))]
             var joined = ""
             if let room = signUp.room {
