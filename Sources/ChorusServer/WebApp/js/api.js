@@ -14,6 +14,21 @@ export function send(line, options) {
   return session.request(line, options);
 }
 
+/** Things to fetch again shortly: several changes in a row cost one request. */
+const due = new Map();
+export function soon(key, work) {
+  if (due.has(key)) return;
+  due.set(key, setTimeout(() => {
+    due.delete(key);
+    work().catch(() => {});
+  }, 250));
+}
+
+/** A task changed here or elsewhere: the rooms' roll-up bars and open counts follow. */
+export function roomsChanged() {
+  soon("rooms", loadRooms);
+}
+
 // MARK: rooms
 
 export async function loadRooms() {
@@ -125,6 +140,7 @@ export async function addTask(where, title, options = {}) {
   const reply = await send(`TASK ADD ${where} ${quote(title)} ${words.join(" ")}`.trim());
   putTasks([reply.task]);
   if (reply.next) putTasks([reply.next]);
+  roomsChanged();
   return reply.task;
 }
 
@@ -134,6 +150,7 @@ export async function editTask(id, fields) {
   if (!words.length) return store.tasks.get(id);
   const reply = await send(`TASK EDIT ${id} ${words.join(" ")}`);
   putTasks([reply.task]);
+  roomsChanged();
   return reply.task;
 }
 
@@ -143,21 +160,25 @@ export async function assign(id, name) {
 
 export async function setProgress(id, percent) {
   putTasks([(await send(`TASK PROGRESS ${id} ${Math.round(percent)}`)).task]);
+  roomsChanged();
 }
 
 export async function done(id) {
   const reply = await send(`TASK DONE ${id}`);
   putTasks(reply.next ? [reply.task, reply.next] : [reply.task]);
+  roomsChanged();
   return reply;
 }
 
 export async function reopen(id) {
   putTasks([(await send(`TASK REOPEN ${id}`)).task]);
+  roomsChanged();
 }
 
 export async function deleteTask(id) {
   await send(`TASK DELETE ${id}`);
   forgetTask(id);
+  roomsChanged();
 }
 
 // MARK: chat

@@ -4,15 +4,7 @@
 import { store, changed, putRoom, putTasks, forgetRoom, forgetTask, addMessage, addComment, noteEventId } from "./store.js";
 import * as api from "./api.js";
 
-/** Things to fetch again shortly: several events in a row cost one request. */
-const due = new Map();
-function soon(key, work) {
-  if (due.has(key)) return;
-  due.set(key, setTimeout(() => {
-    due.delete(key);
-    work().catch(() => {});
-  }, 250));
-}
+const soon = api.soon;
 
 /** What the app is showing, so a message there is read rather than unread. */
 export const showing = { chatRoom: null };
@@ -31,11 +23,11 @@ export function apply(event) {
     case "task.reminder":
       if (event.task && typeof event.task === "object") putTasks([event.task]);
       // The room's roll-up and open count live in ROOMS.
-      if (room !== null) soon("rooms", api.loadRooms);
+      if (room !== null) api.roomsChanged();
       break;
     case "task.deleted":
       forgetTask(typeof event.task === "object" ? event.task.id : event.task);
-      if (room !== null) soon("rooms", api.loadRooms);
+      if (room !== null) api.roomsChanged();
       break;
     case "message":
       if (event.message) {
