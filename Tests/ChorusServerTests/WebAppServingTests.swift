@@ -101,6 +101,25 @@ import Testing
         }
     }
 
+    /// The page asks for every module the app imports at once (modulepreload), rather than
+    /// one import level at a time; each one it names exists.
+    @Test func thePagePreloadsEveryModuleItImports() throws {
+        let server = try TestServer()
+        let web = try WebClient(port: server.port)
+        let html = try web.request("GET", "/").text
+        let preloaded = html.matches(of: /<link rel="modulepreload" href="([^"]+)">/).map { String($0.output.1) }
+        var imported = Set<String>()
+        for (path, file) in WebAppFiles.table where path.hasPrefix("/js/") {
+            for match in String(decoding: file.body, as: UTF8.self).matches(of: /^import .* from "\.\/([a-z]+\.js)";$/.anchorsMatchLineEndings()) {
+                imported.insert("/js/" + match.output.1)
+            }
+        }
+        #expect(!imported.isEmpty && Set(preloaded) == imported, "preloaded \(preloaded), imported \(imported.sorted())")
+        for path in preloaded {
+            #expect(try web.request("GET", path).status == 200, "\(path)")
+        }
+    }
+
     @Test func onlyTheAppsOwnFilesExist() throws {
         let server = try TestServer()
         let web = try WebClient(port: server.port)

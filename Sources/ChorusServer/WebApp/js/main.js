@@ -47,6 +47,7 @@ const app = {
   },
   setTitle(title) {
     document.title = title ? `${title} · Chorus` : "Chorus";
+    document.getElementById("title").textContent = title || "Chorus";
   },
   selectedTask() {
     const match = /^#\/tasks\/(\d+)/.exec(location.hash);
