@@ -194,5 +194,9 @@ enum PostgresMigrations {
         registrations,
         // 6: calendar feeds, as SQLite's migration 12 (PostgresMigrations+CalendarFeeds.swift).
         calendarFeeds,
+        // 7: what a token is for, as SQLite's migration 13.
+        """
+        ALTER TABLE tokens ADD COLUMN kind text COLLATE "C" NOT NULL DEFAULT 'bot' CHECK (kind IN ('device','bot'));
+        """,
     ]
 }

@@ -287,6 +287,11 @@ public enum Migrations {
           UPDATE tasks SET revision = revision + 1, changed_at = CAST(strftime('%s', 'now') AS INTEGER) WHERE room = NEW.id;
         END;
         """,
+        // 13: what a token is for (`TokenKind`): a person's device or a bot. Tokens made
+        // before kinds existed were all bots'.
+        """
+        ALTER TABLE tokens ADD COLUMN kind TEXT NOT NULL DEFAULT 'bot' CHECK (kind IN ('device','bot'));
+        """,
     ]
 }
 

@@ -10,6 +10,15 @@ extension Hub {
         .object([("name", .string(account.name)), ("admin", .bool(account.admin))])
     }
 
+    /// The token a session logged in with, as AUTH and WHOAMI name it: `{"label","kind"}`,
+    /// so a web app can mark "this device" in TOKEN LIST and revoke itself on sign-out.
+    static func tokenShape(_ token: TokenRecord) -> JSONValue {
+        .object([("label", .string(token.label)), ("kind", .string(token.kind.rawValue))])
+    }
+
+    /// How text mode names it: "device token phone".
+    static func tokenWords(_ token: TokenRecord) -> String { "\(token.kind.rawValue) token \(token.label)" }
+
     /// REGISTER NAME PASSWORD [invite=CODE] — creates the account, joins the code's room,
     /// and logs this session in. A sign-up the limits refuse (403, 429) is logged.
     func register(name: String, password: String, invite: String?, session: Session, tag: String?) {
@@ -84,7 +93,7 @@ extension Hub {
             }
         } finish: { [unowned self] session, login in
             setAccount(login.account, of: session)
-            session.tokenID = nil
+            session.token = nil
             Log.info("login", ["user": login.account.name, "addr": address, "session": session.id])
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
@@ -101,13 +110,13 @@ extension Hub {
         let address = session.connection.peerHost
         let hub = bound
         runOffLoop(session, tag: tag) { [database, clock, state] done in
-            Self.startLiveStream(database: database, state: state, hub: hub) { db, start -> (LoginOutcome, Int64) in
-                guard let (tokenID, account) = try db.useToken(digest: digest, at: Timestamp.rfc3339(clock.now())),
+            Self.startLiveStream(database: database, state: state, hub: hub) { db, start -> (LoginOutcome, TokenRecord) in
+                guard let (token, account) = try db.useToken(digest: digest, at: Timestamp.rfc3339(clock.now())),
                       !account.disabled else { throw DomainError.invalidToken }
                 let summary = try LoginSummary.text(for: account.id, db: db, now: clock.now())
                 return (LoginOutcome(account: SignedInAccount(account), summary: summary,
                                      notices: try db.takePendingNotices(user: account.id, upTo: start), streamStart: start),
-                        tokenID)
+                        token)
             } then: { result in
                 let outcome = result.mapError(AccountService.clientError)
                 switch outcome {
@@ -119,14 +128,15 @@ extension Hub {
                 done(outcome)
             }
         } finish: { [unowned self] session, outcome in
-            let (login, tokenID) = outcome
+            let (login, token) = outcome
             setAccount(login.account, of: session)
-            session.tokenID = tokenID
+            session.token = token
             Log.info("login", ["user": login.account.name, "addr": session.connection.peerHost, "session": session.id,
                                "with": "token"])
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
-            return .ok("logged in as \(login.account.name) with a token\(login.summary)", [("user", Self.userShape(login.account))])
+            return .ok("logged in as \(login.account.name) with a token\(login.summary)",
+                       [("user", Self.userShape(login.account)), ("token", Self.tokenShape(token))])
         } unanswered: { [unowned self] outcome in
             holdAgain(outcome.0.notices, for: outcome.0.account.id)
         }
@@ -196,8 +206,14 @@ extension Hub {
         guard let account = session.account else { return session.send(.error(ChorusError(.notLoggedIn)), tag: tag) }
         runOffLoop(session, tag: tag) { [accounts] done in
             accounts.current(accountID: account.id, completion: done)
-        } finish: { _, fresh in
-            .ok(fresh.name + (fresh.admin ? " (server admin)" : ""), [("user", Self.userShape(fresh))])
+        } finish: { session, fresh in
+            var text = fresh.name + (fresh.admin ? " (server admin)" : "")
+            var fields = [("user", Self.userShape(fresh))]
+            if let token = session.token {
+                text += " · \(Self.tokenWords(token))"
+                fields.append(("token", Self.tokenShape(token)))
+            }
+            return .ok(text, fields)
         }
     }
 }

@@ -142,7 +142,7 @@ final class Hub: ConnectionDelegate {
         let bye = Event(name: "bye", id: nil, at: clock.now(), by: nil, payload: [("reason", .string("token revoked"))],
                         text: "bye — the token of this session was revoked").rendered()
         pendingFanOut.flush()
-        for session in sessions.all where session.tokenID == token {
+        for session in sessions.all where session.token?.id == token {
             setAccount(nil, of: session)
             session.send(bye)
             session.closeAfterFlush()

@@ -88,7 +88,7 @@ enum RouteTable {
     ]
 
     static let botAndAdminRoutes: [RouteEntry] = [
-        .job("TOKEN CREATE", Command.Word.self) { try $0.tokenCreate(label: $1.value) },
+        .job("TOKEN CREATE", Command.TokenCreate.self) { try $0.tokenCreate(label: $1.label, kind: $1.kind) },
         .job("TOKEN LIST", Command.Plain.self) { context, _ in try context.tokenList() },
         .job("TOKEN REVOKE", Command.Word.self) { try $0.tokenRevoke(label: $1.value) },
         .job("ADMIN USERS", Command.Plain.self, needsLoopState: true) { context, _ in try context.adminUsers() },

@@ -226,13 +226,13 @@ public protocol Store: AnyObject {
     /// finished since `finishedSince`, with their revisions, soonest due first.
     func feedTasks(in scope: TaskScope, finishedSince: String) throws -> [FeedTask]
 
-    // MARK: Bot tokens
+    // MARK: Device and bot tokens
 
     /// `.duplicate` when the user has a token with this label.
-    func createToken(user: Int64, label: String, digest: String, created: String) throws -> TokenRecord
+    func createToken(user: Int64, label: String, kind: TokenKind, digest: String, created: String) throws -> TokenRecord
     func tokens(ofUser user: Int64) throws -> [TokenRecord]
-    /// The token's id and account for a digest, marking it used at `time`.
-    func useToken(digest: String, at time: String) throws -> (tokenID: Int64, account: AccountRecord)?
+    /// The token (as it was before this use) and its account for a digest, marking it used at `time`.
+    func useToken(digest: String, at time: String) throws -> (token: TokenRecord, account: AccountRecord)?
     /// Deletes the user's token with this label; its id, nil when there is none.
     func revokeToken(user: Int64, label: String) throws -> Int64?
 }

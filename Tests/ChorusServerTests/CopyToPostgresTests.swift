@@ -90,6 +90,7 @@ struct CopyToPostgresTests {
         #expect(try ann.json("ROOM ADD \(attic) bob")["invited"] as? Bool == false)
         #expect(try ann.json("ROOM REMOVE \(attic) bob")["type"] as? String == "ok")
         let token = try ann.json("TOKEN CREATE housebot")["token"] as? String ?? ""
+        #expect(try bob.json("TOKEN CREATE phone kind=device")["kind"] as? String == "device")
         // Calendar feeds: the links' digests move with the household.
         #expect(try ann.json("CALENDAR LINK \(room)")["url"] as? String != nil)
         #expect(try bob.json("CALENDAR LINK me")["url"] as? String != nil)
@@ -138,6 +139,9 @@ struct CopyToPostgresTests {
         #expect(try Self.sync(bob, after: household.middle) == household.bobSync)
         let bot = try TestClient(port: node.port, certificatePath: node.certificatePath)
         #expect(try bot.last("AUTH \(household.token)").hasPrefix("OK logged in as ann with a token"))
+        #expect(try bot.last("WHOAMI") == "OK ann · bot token housebot")
+        let bobsTokens = (try bob.json("TOKEN LIST")["tokens"] as? [[String: Any]] ?? []).map { "\($0["label"] ?? "")=\($0["kind"] ?? "")" }
+        #expect(bobsTokens == ["phone=device"], "a device token stays a device's")
         // The overdue notice cat missed on SQLite comes with her first login here.
         let cat = try TestClient(port: node.port, certificatePath: node.certificatePath)
         #expect(try cat.last("LOGIN cat \"\(Self.password)\"").hasPrefix("OK"))
