@@ -1,3 +1,4 @@
+import ChorusSQLite
 import Foundation
 import Testing
 
@@ -178,5 +179,98 @@ import Testing
         let task = id(try gus.ok("TASK ADD \(room) \"Fix the shelf\"")["task"])
         try page.wait("the task made meanwhile", for: "document.querySelector('.task-row[data-task=\"\(task)\"]') !== null", timeout: 45)
         try page.wait("the banner gone", for: "document.querySelector('[data-banner=offline]').hidden")
+    }
+
+    /// Cut off from the network and from its session, the page says so; what a housemate
+    /// did meanwhile is fetched (SYNC from the last event it saw) and told once it is back.
+    @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
+    func backOnlineItSaysWhatHappenedMeanwhile() throws {
+        guard let browser = try Self.browser() else { return }
+        let server = try TestServer()
+        let root = try server.device("root")
+        let database = try Database(path: server.configuration.databasePath)
+        #expect(try database.setAdmin(name: "root", true))
+        database.close()
+        let bob = try server.device("bob")
+        let page = WebAppPage(browser: browser)
+        try browser.open("https://localhost:\(server.port)/#/register")
+        try page.register("hana")
+        let room = try page.createHousehold("Boat")
+        let hana = try server.device("hana", label: "hana's terminal", register: false)
+        try hana.add("bob", to: room)
+
+        try browser.setOffline(true)
+        try root.ok("ADMIN KICK hana")
+        try page.wait("the offline banner", for: "!document.querySelector('[data-banner=offline]').hidden", timeout: 15)
+        let task = id(try bob.ok("TASK ADD \(room) \"Bail out\" assign=hana")["task"])
+        try bob.ok("SAY \(room) the boat leaks")
+        try browser.setOffline(false)
+
+        try page.wait("the task made meanwhile", for: "document.querySelector('.task-row[data-task=\"\(task)\"]') !== null", timeout: 45)
+        try page.wait("what was missed, told", for: "[...document.querySelectorAll('.toast')].some(t => t.textContent.includes('While you were away (2):') && t.textContent.includes('bob: the boat leaks'))")
+        try page.wait("the banner gone", for: "document.querySelector('[data-banner=offline]').hidden")
+        try page.wait("the message counted unread", for: "document.querySelector('.room-row[data-room=\"\(room)\"] .unread')?.textContent === '1'", timeout: 5)
+    }
+
+    /// Every screen, at a phone's and a tablet's size, loads under the policy with nothing
+    /// in the console (a refused script or style, a failed load, an error all land there);
+    /// each is saved as a screenshot (.build/screenshots, or CHORUS_SCREENSHOTS).
+    @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"),
+          arguments: [Browser.Size.phone, .tablet])
+    func everyScreenLoadsWithACleanConsole(size: Browser.Size) throws {
+        guard Browser.isInstalled else {
+            Issue.record("CI=true but chromium or chromium-driver is missing: .ci/run should have installed them")
+            return
+        }
+        let server = try TestServer()
+        let browser = try Browser(size: size)
+        let page = WebAppPage(browser: browser)
+        let bob = try server.device("bob")
+        try browser.open("https://localhost:\(server.port)/")
+        try page.screen("signin")
+        try browser.saveScreenshot("web-signin")
+        try page.go("#/register")
+        try page.screen("register")
+        try browser.saveScreenshot("web-register")
+        try page.register("ivy")
+        let room = try page.createHousehold("Flat 2B")
+        let ivy = try server.device("ivy", label: "ivy's terminal", register: false)
+        try ivy.add("bob", to: room)
+        let trash = id(try ivy.ok("TASK ADD \(room) \"Take out trash\" assign=ivy due=tomorrow start=today estimate=2")["task"])
+        try ivy.ok("TASK ADD \(room) \"Descale kettle\" assign=bob due=2026-01-01")
+        try ivy.ok("TASK ADD \(room) Oven parent=\(trash) assign=bob")
+        try bob.ok("TASK PROGRESS \(trash + 2) 50")
+        try bob.ok("SAY \(room) who took my milk?")
+        try ivy.ok("SAY \(room) not me")
+        try page.go("#/rooms")
+        try page.screen("rooms")
+        try page.wait("the household's bar", for: "document.querySelector('.room-row progress') !== null")
+        try browser.saveScreenshot("web-rooms")
+        for (section, ready) in [("tasks", ".task-row"), ("chat", ".message"), ("members", ".member"), ("stats", "[data-stats] svg")] {
+            try page.go("#/rooms/\(room)/\(section)")
+            try page.wait("the \(section) section", for: "document.querySelectorAll('[data-screen=room] \(ready)').length > 0")
+            try browser.saveScreenshot("web-room-\(section)")
+        }
+        try page.go("#/tasks/\(trash)")
+        try page.wait("the task with its subtask", for: "document.querySelector('[data-screen=task] .task-row') !== null")
+        try browser.saveScreenshot("web-task")
+        try page.go("#/stream")
+        try page.wait("my tasks", for: "document.querySelectorAll('[data-screen=stream] .task-row').length === 1")
+        try browser.saveScreenshot("web-stream")
+        try page.go("#/devices")
+        try page.wait("this device", for: "document.querySelector('.device.this') !== null")
+        try browser.saveScreenshot("web-devices")
+        try page.go("#/rooms/\(room)/members")
+        try page.click("[data-screen=room] .block.row button")
+        try page.click("dialog[open] button[value=yes]")
+        try page.wait("the calendar's QR code", for: "document.querySelector('dialog[open] [data-qr] svg') !== null")
+        #expect((try page.text("dialog[open] [data-webcal]")).contains("webcal://"))
+        try browser.saveScreenshot("web-calendar")
+
+        // On a phone one pane at a time, with Back; on a tablet both side by side.
+        let panes = try page.evaluate("[...document.querySelectorAll('.pane')].filter(p => p.offsetWidth > 0).length") as? Int
+        #expect(panes == (size == .phone ? 1 : 2))
+        let problems = try browser.consoleProblems()
+        #expect(problems.isEmpty, "\(problems)")
     }
 }
