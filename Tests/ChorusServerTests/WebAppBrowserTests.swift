@@ -213,8 +213,9 @@ import Testing
     }
 
     /// Every screen, at a phone's and a tablet's size, loads under the policy with nothing
-    /// in the console (a refused script or style, a failed load, an error all land there);
-    /// each is saved as a screenshot (.build/screenshots, or CHORUS_SCREENSHOTS).
+    /// in the console (a refused script or style, a failed load, an error all land there),
+    /// passes the kit's accessibility audit (names, labels, contrast, focus, 44 px targets),
+    /// and is saved as a screenshot (.build/screenshots, or CHORUS_SCREENSHOTS).
     @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"),
           arguments: [Browser.Size.phone, .tablet])
     func everyScreenLoadsWithACleanConsole(size: Browser.Size) throws {
@@ -228,10 +229,15 @@ import Testing
         let bob = try server.device("bob")
         try browser.open("https://localhost:\(server.port)/")
         try page.screen("signin")
-        try browser.saveScreenshot("web-signin")
+        func check(_ name: String) throws {
+            try browser.saveScreenshot(name)
+            let findings = try browser.accessibilityFindings()
+            #expect(findings.isEmpty, "\(name) at \(size): \(findings)")
+        }
+        try check("web-signin")
         try page.go("#/register")
         try page.screen("register")
-        try browser.saveScreenshot("web-register")
+        try check("web-register")
         try page.register("ivy")
         let room = try page.createHousehold("Flat 2B")
         let ivy = try server.device("ivy", label: "ivy's terminal", register: false)
@@ -245,27 +251,39 @@ import Testing
         try page.go("#/rooms")
         try page.screen("rooms")
         try page.wait("the household's bar", for: "document.querySelector('.room-row progress') !== null")
-        try browser.saveScreenshot("web-rooms")
+        try check("web-rooms")
         for (section, ready) in [("tasks", ".task-row"), ("chat", ".message"), ("members", ".member"), ("stats", "[data-stats] svg")] {
             try page.go("#/rooms/\(room)/\(section)")
             try page.wait("the \(section) section", for: "document.querySelectorAll('[data-screen=room] \(ready)').length > 0")
-            try browser.saveScreenshot("web-room-\(section)")
+            try check("web-room-\(section)")
         }
         try page.go("#/tasks/\(trash)")
         try page.wait("the task with its subtask", for: "document.querySelector('[data-screen=task] .task-row') !== null")
-        try browser.saveScreenshot("web-task")
+        try check("web-task")
         try page.go("#/stream")
         try page.wait("my tasks", for: "document.querySelectorAll('[data-screen=stream] .task-row').length === 1")
-        try browser.saveScreenshot("web-stream")
+        try check("web-stream")
         try page.go("#/devices")
         try page.wait("this device", for: "document.querySelector('.device.this') !== null")
-        try browser.saveScreenshot("web-devices")
+        try check("web-devices")
         try page.go("#/rooms/\(room)/members")
         try page.click("[data-screen=room] .block.row button")
         try page.click("dialog[open] button[value=yes]")
         try page.wait("the calendar's QR code", for: "document.querySelector('dialog[open] [data-qr] svg') !== null")
         #expect((try page.text("dialog[open] [data-webcal]")).contains("webcal://"))
-        try browser.saveScreenshot("web-calendar")
+        try check("web-calendar")
+
+        try page.click("dialog[open] button[value=close]")
+
+        // Dark, as a phone set to it: the same checks, contrast above all.
+        try browser.prefersDark(true)
+        try page.go("#/rooms/\(room)/tasks")
+        try page.wait("the tasks in the dark", for: "document.querySelectorAll('[data-screen=room] .task-row').length > 0")
+        #expect(try page.evaluate("getComputedStyle(document.body).backgroundColor") as? String == "rgb(18, 22, 20)")
+        try check("web-room-tasks-dark")
+        try page.go("#/tasks/\(trash)")
+        try page.wait("the task in the dark", for: "document.querySelector('[data-screen=task] .task-row') !== null")
+        try check("web-task-dark")
 
         // On a phone one pane at a time, with Back; on a tablet both side by side.
         let panes = try page.evaluate("[...document.querySelectorAll('.pane')].filter(p => p.offsetWidth > 0).length") as? Int

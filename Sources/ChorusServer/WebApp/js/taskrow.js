@@ -10,7 +10,8 @@ import * as api from "./api.js";
 import { toastError } from "./toast.js";
 
 export function makeTaskRow({ slider = false } = {}) {
-  const check = h("button", { type: "button", class: "check", "data-action": "done" }, "✓");
+  // The mark shows only on a done task; the button's name says what a tap does.
+  const check = h("button", { type: "button", class: "check", "data-action": "done" }, h("span", { class: "mark", "aria-hidden": "true" }, "✓"));
   const title = h("span", { class: "title" });
   const meta = h("span", { class: "meta" });
   const badges = h("span", { class: "badges" });
