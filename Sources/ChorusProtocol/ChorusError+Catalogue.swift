@@ -69,6 +69,10 @@ extension ChorusError {
         .usage(usage, "AFTER_ID is an event id, not \(word)")
     }
 
+    public static func notAReadEventID(_ word: String, usage: String) -> ChorusError {
+        .usage(usage, "EVENT_ID is an event id, not \(word)")
+    }
+
     /// SYNC's positional LIMIT: a usage error. HISTORY's `limit=` option is `badLimit` (422).
     public static func limitNotPositive(_ word: String, usage: String) -> ChorusError { .usage(usage, limitReason(word)) }
 

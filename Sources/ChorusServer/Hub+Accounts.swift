@@ -62,6 +62,9 @@ extension Hub {
             } else {
                 Log.info("registered", ["user": account.name, "addr": address, "session": session.id])
             }
+            // A new account has read nothing, and a room it just joined holds nothing new to
+            // it (`ReadMarker`): the login replies' `unread`, empty, so clients read all three alike.
+            fields.append(LoginSummary.none.unreadField)
             return .ok("welcome \(account.name) — you are logged in\(joined)", fields)
         }
     }
@@ -79,15 +82,15 @@ extension Hub {
                         state.metrics.login(error.code == 429 ? .throttled : .failed, method: .password)
                         Self.logRefusedLogin(error, name: name, address: address)
                     }
-                    return done(result.map { LoginOutcome(account: $0, summary: "", notices: [], streamStart: 0) })
+                    return done(result.map { LoginOutcome(account: $0, summary: .none, notices: [], streamStart: 0) })
                 }
                 state.metrics.login(.ok, method: .password)
                 // What waits for this person: a summary, and notices kept while they were away.
                 Self.startLiveStream(database: database, state: state, hub: hub) { db, start in
-                    (try LoginSummary.text(for: account.id, db: db, now: clock.now()),
+                    (try LoginSummary.read(for: account.id, db: db, now: clock.now()),
                      try db.takePendingNotices(user: account.id, upTo: start), start)
                 } then: { extra in
-                    let (summary, notices, start) = (try? extra.get()) ?? ("", [], Int64.max)
+                    let (summary, notices, start) = (try? extra.get()) ?? (LoginSummary.none, [], Int64.max)
                     done(.success(LoginOutcome(account: account, summary: summary, notices: notices, streamStart: start)))
                 }
             }
@@ -97,7 +100,8 @@ extension Hub {
             Log.info("login", ["user": login.account.name, "addr": address, "session": session.id])
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
-            return .ok("logged in as \(login.account.name)\(login.summary)", [("user", Self.userShape(login.account))])
+            return .ok("logged in as \(login.account.name)\(login.summary.text)",
+                       [("user", Self.userShape(login.account)), login.summary.unreadField])
         } unanswered: { [unowned self] login in
             holdAgain(login.notices, for: login.account.id)
         }
@@ -113,7 +117,7 @@ extension Hub {
             Self.startLiveStream(database: database, state: state, hub: hub) { db, start -> (LoginOutcome, TokenRecord) in
                 guard let (token, account) = try db.useToken(digest: digest, at: Timestamp.rfc3339(clock.now())),
                       !account.disabled else { throw DomainError.invalidToken }
-                let summary = try LoginSummary.text(for: account.id, db: db, now: clock.now())
+                let summary = try LoginSummary.read(for: account.id, db: db, now: clock.now())
                 return (LoginOutcome(account: SignedInAccount(account), summary: summary,
                                      notices: try db.takePendingNotices(user: account.id, upTo: start), streamStart: start),
                         token)
@@ -135,8 +139,8 @@ extension Hub {
                                "with": "token"])
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
-            return .ok("logged in as \(login.account.name) with a token\(login.summary)",
-                       [("user", Self.userShape(login.account)), ("token", Self.tokenShape(token))])
+            return .ok("logged in as \(login.account.name) with a token\(login.summary.text)",
+                       [("user", Self.userShape(login.account)), ("token", Self.tokenShape(token)), login.summary.unreadField])
         } unanswered: { [unowned self] outcome in
             holdAgain(outcome.0.notices, for: outcome.0.account.id)
         }
@@ -221,7 +225,7 @@ extension Hub {
 /// A successful login: the account, LOGIN's summary, and notices kept for it.
 struct LoginOutcome: Sendable {
     let account: SignedInAccount
-    let summary: String
+    let summary: LoginSummary
     let notices: [StoredEvent]
     /// Where the session's live stream starts: the newest event id the login's job saw.
     let streamStart: Int64

@@ -143,6 +143,8 @@ final class Hub: ConnectionDelegate {
                         text: "bye — the token of this session was revoked").rendered()
         pendingFanOut.flush()
         for session in sessions.all where session.token?.id == token {
+            // A session revoking its own token (a web app signing out) hears its OK first.
+            sendOwedReplies(of: session)
             setAccount(nil, of: session)
             session.send(bye)
             session.closeAfterFlush()

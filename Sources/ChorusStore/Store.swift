@@ -47,10 +47,17 @@ public protocol Store: AnyObject {
 
     /// A new room with `ownerID` as its owner; returns its id (never one used before).
     func createRoom(name: String, ownerID: Int64, created: String) throws -> Int64
-    /// The user's rooms by id, with their progress bar as of `now`.
+    /// The user's rooms by id, with their progress bar as of `now` and their unread
+    /// counts, all in one query: the room's events named in `ReadMarker.countedEvents`,
+    /// after the user's marker and their joining, by anyone else.
     func rooms(ofUser user: Int64, now: Date) throws -> [RoomRecord]
-    /// The room if `user` is a member of it; nil otherwise (to the caller: no such room).
+    /// The room if `user` is a member of it (with its unread count, as `rooms`); nil
+    /// otherwise (to the caller: no such room).
     func room(id: Int64, forUser user: Int64, now: Date) throws -> RoomRecord?
+    /// The highest event id of the room the user has marked read; 0 for none.
+    func readMarker(user: Int64, room: Int64) throws -> Int64
+    /// Stores the user's marker for the room; the caller decided it moves (`ReadMarker.moved`).
+    func setReadMarker(user: Int64, room: Int64, event: Int64) throws
     /// The room's name and the user's role, if a member: the check every room command starts with.
     func roomAccess(id: Int64, forUser user: Int64) throws -> RoomAccess?
     /// The ids of the user's rooms with this name, compared case-insensitively (Unicode, not only ASCII).

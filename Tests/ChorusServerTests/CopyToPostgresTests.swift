@@ -96,6 +96,8 @@ struct CopyToPostgresTests {
         #expect(try bob.json("CALENDAR LINK me")["url"] as? String != nil)
         let gone = id(try ann.json("ROOM CREATE Gone"), "room")
         #expect(try ann.json("ROOM DELETE \(gone)")["type"] as? String == "ok")
+        // bob has read everything so far: his marker moves with the household.
+        #expect(try bob.json("READ \(room) 999999")["unread"] as? Int == 0)
         let temporary = id(try ann.json("TASK ADD \(room) Temporary"), "task")
         #expect(try ann.json("TASK DELETE \(temporary)")["type"] as? String == "ok")
         #expect(try ann.json("SAY \(room) the newest line")["type"] as? String == "ok")
@@ -140,6 +142,8 @@ struct CopyToPostgresTests {
         let bot = try TestClient(port: node.port, certificatePath: node.certificatePath)
         #expect(try bot.last("AUTH \(household.token)").hasPrefix("OK logged in as ann with a token"))
         #expect(try bot.last("WHOAMI") == "OK ann · bot token housebot")
+        let bobsRooms = try bob.json("ROOMS")["rooms"] as? [[String: Any]] ?? []
+        #expect(bobsRooms.first { $0["id"] as? Int == household.room }?["unread"] as? Int == 1, "ann's newest line only: \(bobsRooms)")
         let bobsTokens = (try bob.json("TOKEN LIST")["tokens"] as? [[String: Any]] ?? []).map { "\($0["label"] ?? "")=\($0["kind"] ?? "")" }
         #expect(bobsTokens == ["phone=device"], "a device token stays a device's")
         // The overdue notice cat missed on SQLite comes with her first login here.
