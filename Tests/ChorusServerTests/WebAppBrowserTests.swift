@@ -291,4 +291,44 @@ import Testing
         let problems = try browser.consoleProblems()
         #expect(problems.isEmpty, "\(problems)")
     }
+
+    /// Unread counts: others' messages count up on the household while its chat is not on
+    /// screen; opening the chat marks it read (READ), which the person's other devices hear
+    /// (`room.read`) and ROOMS then says everywhere.
+    @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
+    func openingTheChatMarksItReadOnEveryDevice() throws {
+        guard let browser = try Self.browser() else { return }
+        let server = try TestServer()
+        let bob = try server.device("bob")
+        let page = WebAppPage(browser: browser)
+        try browser.open("https://localhost:\(server.port)/#/register")
+        try page.register("jo")
+        let room = try page.createHousehold("Barn")
+        let phone = try server.device("jo", label: "jo's other device", register: false)
+        try phone.add("bob", to: room)
+        try bob.ok("SAY \(room) first")
+        try bob.ok("SAY \(room) second")
+        try page.go("#/rooms")
+        try page.wait("two unread on the household", for: "document.querySelector('.room-row[data-room=\"\(room)\"] .unread')?.textContent === '2'")
+        let rooms = try phone.ok("ROOMS")["rooms"] as? [[String: Any]] ?? []
+        #expect(rooms.first { $0["id"] as? Int == room }?["unread"] as? Int == 2, "\(rooms)")
+
+        _ = try phone.drain()
+        try page.go("#/rooms/\(room)/chat")
+        try page.wait("the messages", for: "document.querySelectorAll('.message').length === 2")
+        try page.wait("nothing unread", for: "document.querySelector('.room-row[data-room=\"\(room)\"] .unread')?.hidden")
+        let read = try phone.event()
+        #expect(read["event"] as? String == "room.read" && read["room"] as? Int == room && read["unread"] as? Int == 0, "\(read)")
+        let after = try phone.ok("ROOMS")["rooms"] as? [[String: Any]] ?? []
+        #expect(after.first { $0["id"] as? Int == room }?["unread"] as? Int == 0, "\(after)")
+
+        // Said while the chat is open: read at once, nothing counted.
+        try bob.ok("SAY \(room) third")
+        try page.wait("the third message", for: "document.querySelectorAll('.message').length === 3")
+        let heard = try phone.event()
+        #expect(heard["event"] as? String == "message", "\(heard)")
+        let again = try phone.event()
+        #expect(again["event"] as? String == "room.read" && again["unread"] as? Int == 0, "\(again)")
+        #expect(try page.evaluate("document.querySelector('.room-row[data-room=\"\(room)\"] .unread').hidden") as? Bool == true)
+    }
 }

@@ -124,6 +124,8 @@ function route() {
   if (!signedIn) {
     const join = /^#\/join\/([A-Za-z0-9-]+)$/.exec(hash);
     if (join) sessionStorage.setItem(JOIN, join[1]);
+    // Signing in with this device's token: the screen comes once it has.
+    if (savedDevice() && !session.stopped) return;
     showSignIn(hash === "#/register" || (join && !savedDevice()));
     return;
   }
@@ -177,7 +179,11 @@ addEventListener("hashchange", route);
 
 // MARK: signing in and out
 
-function showSignIn(register, notice) {
+/** What the sign-in form says until the next sign-in (why the person is there). */
+let signInNotice = null;
+
+function showSignIn(register, notice = signInNotice) {
+  signInNotice = notice;
   signedIn = false;
   for (const pane of ["list", "detail"]) {
     if (mounted[pane]) mounted[pane].screen.destroy();
@@ -241,6 +247,7 @@ function quoteWord(text) {
 /** After a login: where SYNC will start, then everything shown is loaded afresh. A
  *  reconnect first replays what happened meanwhile and says what it was. */
 async function signedInAs(reply, reconnected) {
+  signInNotice = null;
   if (store.me && store.me.name !== reply.user.name) reset();
   store.me = reply.user;
   if (reconnected && store.lastEventId) {
@@ -322,8 +329,9 @@ async function signOut() {
   forgetAll();
   session.stop();
   reset();
-  showSignIn(false, "You are signed out on this device.");
-  location.hash = "#/signin";
+  signInNotice = "You are signed out on this device.";
+  history.replaceState(null, "", "#/signin");
+  showSignIn(false);
 }
 
 // MARK: live
