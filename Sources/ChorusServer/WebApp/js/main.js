@@ -253,12 +253,18 @@ async function signedInAs(reply, reconnected) {
   if (reconnected && store.lastEventId) {
     await catchUp();
   } else {
-    // A cursor past the end is answered with the log's last id (Protocol.md §9).
-    const end = await session.request("SYNC 9007199254740991 1");
-    if (typeof end.last === "number" && end.last > store.lastEventId) store.lastEventId = end.last;
+    // A cursor past the end is answered with the log's last id (Protocol.md §9). Asked
+    // alongside the first loads: events after it come live on this session anyway, and
+    // the cursor is the largest id seen either way.
+    session.request("SYNC 9007199254740991 1").then((end) => {
+      if (typeof end.last === "number" && end.last > store.lastEventId) store.lastEventId = end.last;
+    }, () => {});
   }
   everOnline = true;
-  await Promise.all([api.loadRooms(), api.loadMine()]);
+  // The households first: the first screen needs only them; my tasks follow.
+  const mine = api.loadMine();
+  await api.loadRooms();
+  mine.catch(() => {});
   if (!signedIn) {
     signedIn = true;
     nav.hidden = false;
