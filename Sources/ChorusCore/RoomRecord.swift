@@ -6,12 +6,15 @@ public struct RoomRecord: Sendable, Equatable {
     public let role: Role
     public let progress: Int
     public let open: Int
+    /// What others said in it that the member has not marked read (`ReadMarker`).
+    public let unread: Int
 
-    public init(id: Int64, name: String, role: Role, progress: Int, open: Int) {
+    public init(id: Int64, name: String, role: Role, progress: Int, open: Int, unread: Int = 0) {
         self.id = id
         self.name = name
         self.role = role
         self.progress = progress
         self.open = open
+        self.unread = unread
     }
 }

@@ -40,7 +40,7 @@ public struct ImportedTable: Sendable, Equatable {
 }
 
 extension PostgresImport {
-    /// Every table SQLite's migrations make (`Migrations.all`, up to 12), in an order
+    /// Every table SQLite's migrations make (`Migrations.all`, up to 14), in an order
     /// where each row's references to other tables are already in. What SQLite has that
     /// is not here: `sqlite_sequence`, read for the id floors. What PostgreSQL has that
     /// SQLite never had: `event_counter` (set from the log), the events' tail columns
@@ -86,7 +86,7 @@ extension PostgresImport {
         ]),
         ImportedTable("tokens", identity: true, [
             .init("id", .integer), .init("user", .integer, postgres: "user_id"), .init("label", .text),
-            .init("digest", .text), .init("created", .text), .init("last_used", .text),
+            .init("digest", .text), .init("created", .text), .init("last_used", .text), .init("kind", .text),
         ]),
         // Before the events: their audience comes from the spans (ImportAudience).
         ImportedTable("memberships", identity: false, [
@@ -112,6 +112,10 @@ extension PostgresImport {
         ]),
         ImportedTable("removals", identity: false, [
             .init("room", .integer), .init("user", .integer, postgres: "user_id"), .init("at", .text),
+        ]),
+        // Unread markers (migration 14).
+        ImportedTable("read_markers", identity: false, [
+            .init("user", .integer, postgres: "user_id"), .init("room", .integer), .init("event", .integer),
         ]),
         // Calendar feeds (migration 12): the secrets' digests, so copied links keep working.
         ImportedTable("calendar_links", identity: false, [

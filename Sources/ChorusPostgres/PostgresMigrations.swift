@@ -194,5 +194,19 @@ enum PostgresMigrations {
         registrations,
         // 6: calendar feeds, as SQLite's migration 12 (PostgresMigrations+CalendarFeeds.swift).
         calendarFeeds,
+        // 7: what a token is for, as SQLite's migration 13.
+        """
+        ALTER TABLE tokens ADD COLUMN kind text COLLATE "C" NOT NULL DEFAULT 'bot' CHECK (kind IN ('device','bot'));
+        """,
+        // 8: unread markers, as SQLite's migration 14.
+        """
+        CREATE TABLE read_markers (
+          user_id bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          room bigint NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+          event bigint NOT NULL,
+          PRIMARY KEY (user_id, room)
+        );
+        CREATE INDEX read_markers_by_room ON read_markers(room);
+        """,
     ]
 }

@@ -1,6 +1,7 @@
+import ChorusCore
 import ChorusStore
 
-/// Accounts, the server admin's lists and bot tokens.
+/// Accounts, the server admin's lists and device and bot tokens.
 extension PostgresStore {
     static let accountColumns = "id, name, password, admin, disabled, created"
 
@@ -72,29 +73,35 @@ extension PostgresStore {
         try write("UPDATE users SET disabled = $2 WHERE name = $1", [.text(name), .bool(disabled)]) > 0
     }
 
-    // MARK: Bot tokens
+    // MARK: Device and bot tokens
 
     /// Either key taken (the label, or the digest) is the one duplicate SQLite reports too.
-    public func createToken(user: Int64, label: String, digest: String, created: String) throws -> TokenRecord {
+    public func createToken(user: Int64, label: String, kind: TokenKind, digest: String, created: String) throws -> TokenRecord {
         guard let id = try writeReturning("""
-            INSERT INTO tokens (user_id, label, digest, created) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING id
-            """, [.int(user), .text(label), .text(digest), .text(created)], map: { try $0.int(0) })
+            INSERT INTO tokens (user_id, label, kind, digest, created) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT DO NOTHING RETURNING id
+            """, [.int(user), .text(label), .text(kind.rawValue), .text(digest), .text(created)], map: { try $0.int(0) })
         else { throw StoreError.tokenLabelTaken(label, message: "tokens: label \(label) or its digest exists") }
-        return TokenRecord(id: id, label: label, created: created, lastUsed: nil)
+        return TokenRecord(id: id, label: label, kind: kind, created: created, lastUsed: nil)
     }
 
     public func tokens(ofUser user: Int64) throws -> [TokenRecord] {
-        try rows("SELECT id, label, created, last_used FROM tokens WHERE user_id = $1 ORDER BY label", [.int(user)]) {
-            TokenRecord(id: try $0.int(0), label: $0.text(1), created: $0.text(2), lastUsed: $0.string(3))
+        try rows("SELECT id, label, kind, created, last_used FROM tokens WHERE user_id = $1 ORDER BY label", [.int(user)]) {
+            TokenRecord(id: try $0.int(0), label: $0.text(1), kind: TokenRecord.kind(stored: $0.text(2)), created: $0.text(3),
+                        lastUsed: $0.string(4))
         }
     }
 
-    public func useToken(digest: String, at time: String) throws -> (tokenID: Int64, account: AccountRecord)? {
-        guard let (tokenID, userID) = try writeReturning(
-            "UPDATE tokens SET last_used = $2 WHERE digest = $1 RETURNING id, user_id", [.text(digest), .text(time)],
-            map: { (try $0.int(0), try $0.int(1)) }),
+    /// The token as it was before this use (its `last_used` the previous one), as SQLite's.
+    public func useToken(digest: String, at time: String) throws -> (token: TokenRecord, account: AccountRecord)? {
+        guard let (token, userID) = try writeReturning("""
+            UPDATE tokens t SET last_used = $2 FROM tokens old WHERE t.digest = $1 AND old.id = t.id
+            RETURNING t.id, t.label, t.kind, t.created, old.last_used, t.user_id
+            """, [.text(digest), .text(time)],
+            map: { (TokenRecord(id: try $0.int(0), label: $0.text(1), kind: TokenRecord.kind(stored: $0.text(2)),
+                                created: $0.text(3), lastUsed: $0.string(4)), try $0.int(5)) }),
             let account = try account(id: userID) else { return nil }
-        return (tokenID, account)
+        return (token, account)
     }
 
     public func revokeToken(user: Int64, label: String) throws -> Int64? {

@@ -22,17 +22,19 @@ extension PostgresStore {
 
     public func rooms(ofUser user: Int64, now: Date) throws -> [RoomRecord] {
         let found = try rows("""
-            SELECT r.id, r.name, m.role FROM members m JOIN rooms r ON r.id = m.room WHERE m.user_id = $1 ORDER BY r.id
-            """, [.int(user)]) { (try $0.int(0), $0.text(1), $0.text(2)) }
-        return try found.map { try roomRecord(id: $0.0, name: $0.1, role: $0.2, now: now) }
+            SELECT r.id, r.name, m.role, \(Self.unreadCount(parameter: 2))
+              FROM members m JOIN rooms r ON r.id = m.room WHERE m.user_id = $1 ORDER BY r.id
+            """, [.int(user), Self.countedEventNames]) { (try $0.int(0), $0.text(1), $0.text(2), try $0.int(3)) }
+        return try found.map { try roomRecord(id: $0.0, name: $0.1, role: $0.2, unread: $0.3, now: now) }
     }
 
     public func room(id: Int64, forUser user: Int64, now: Date) throws -> RoomRecord? {
         guard let found = try row("""
-            SELECT r.id, r.name, m.role FROM members m JOIN rooms r ON r.id = m.room WHERE m.room = $1 AND m.user_id = $2
-            """, [.int(id), .int(user)], map: { (try $0.int(0), $0.text(1), $0.text(2)) })
+            SELECT r.id, r.name, m.role, \(Self.unreadCount(parameter: 3))
+              FROM members m JOIN rooms r ON r.id = m.room WHERE m.room = $1 AND m.user_id = $2
+            """, [.int(id), .int(user), Self.countedEventNames], map: { (try $0.int(0), $0.text(1), $0.text(2), try $0.int(3)) })
         else { return nil }
-        return try roomRecord(id: found.0, name: found.1, role: found.2, now: now)
+        return try roomRecord(id: found.0, name: found.1, role: found.2, unread: found.3, now: now)
     }
 
     /// Read once per room and user in a batch once the room's row is locked (`memberIDs`):
@@ -65,9 +67,10 @@ extension PostgresStore {
             """, [.int(user), .int(other)]) { try $0.int(0) }
     }
 
-    private func roomRecord(id: Int64, name: String, role: String, now: Date) throws -> RoomRecord {
+    private func roomRecord(id: Int64, name: String, role: String, unread: Int64, now: Date) throws -> RoomRecord {
         let (totals, open) = try progressTotals(room: id, since: RoomProgress.windowStart(now: now))
-        return RoomRecord(id: id, name: name, role: Role(rawValue: role) ?? .member, progress: RoomProgress.percent(totals), open: open)
+        return RoomRecord(id: id, name: name, role: Role(rawValue: role) ?? .member, progress: RoomProgress.percent(totals), open: open,
+                          unread: Int(unread))
     }
 
     public func members(ofRoom room: Int64) throws -> [MemberRecord] {

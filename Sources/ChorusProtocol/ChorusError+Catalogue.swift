@@ -69,6 +69,10 @@ extension ChorusError {
         .usage(usage, "AFTER_ID is an event id, not \(word)")
     }
 
+    public static func notAReadEventID(_ word: String, usage: String) -> ChorusError {
+        .usage(usage, "EVENT_ID is an event id, not \(word)")
+    }
+
     /// SYNC's positional LIMIT: a usage error. HISTORY's `limit=` option is `badLimit` (422).
     public static func limitNotPositive(_ word: String, usage: String) -> ChorusError { .usage(usage, limitReason(word)) }
 
@@ -85,6 +89,7 @@ extension ChorusError {
     public static func badLimit(_ word: String) -> ChorusError { .badValue(limitReason(word)) }
     public static func badBefore(_ word: String) -> ChorusError { .badValue("before is a message id, not \(word)") }
     public static func badUses(_ word: String) -> ChorusError { .badValue("uses is 1-1000, not \(word)") }
+    public static func badTokenKind(_ word: String) -> ChorusError { .badValue("kind is device or bot, not \(word)") }
     public static func badProgress(_ word: String) -> ChorusError { .badValue("progress is a whole percentage 0-100, not \(word)") }
     public static func badEstimate(_ word: String) -> ChorusError { .badValue("estimate is a number of days 0-3650, not \(word)") }
     public static func badPoints(_ word: String) -> ChorusError { .badValue("points is a whole number 0-1000, not \(word)") }

@@ -37,6 +37,12 @@ extension Command {
         public let expires: DateWord?
     }
 
+    /// READ R EVENT_ID.
+    public struct Read: ParsedCommand {
+        public let room: String
+        public let event: Int64
+    }
+
     /// HISTORY R [LIMIT] [before=ID].
     public struct History: ParsedCommand {
         public let room: String

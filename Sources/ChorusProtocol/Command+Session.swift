@@ -42,4 +42,10 @@ extension Command {
     public struct Word: ParsedCommand {
         public let value: String
     }
+
+    /// TOKEN CREATE LABEL [kind=device|bot].
+    public struct TokenCreate: ParsedCommand {
+        public let label: String
+        public let kind: TokenKind
+    }
 }

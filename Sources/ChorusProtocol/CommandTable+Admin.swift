@@ -1,9 +1,14 @@
 /// Rows for bot tokens and server admins (CONTRACT §4).
 extension CommandTable {
     static let botCommands: [CommandSpec] = [
-        CommandSpec("TOKEN", "CREATE", kind: .household, arguments: [.init("LABEL")],
-                    summary: "make a bot token for this account; the secret is shown once") { args in
-            Command.Word(value: args[0])
+        CommandSpec("TOKEN", "CREATE", kind: .household, arguments: [.init("LABEL")], options: ["kind=device|bot"],
+                    summary: "make a token for a device or a bot (default) of this account; the secret is shown once") { args throws(ChorusError) in
+            var kind = TokenKind.standard
+            if let raw = args.options["kind"] {
+                guard let named = TokenKind(rawValue: raw.lowercased()) else { throw .badTokenKind(raw) }
+                kind = named
+            }
+            return Command.TokenCreate(label: args[0], kind: kind)
         },
         CommandSpec("TOKEN", "LIST", kind: .household, summary: "list this account's tokens (never their secrets)") { _ in Command.Plain() },
         CommandSpec("TOKEN", "REVOKE", kind: .household, arguments: [.init("LABEL")],

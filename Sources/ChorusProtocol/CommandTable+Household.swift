@@ -142,6 +142,11 @@ extension CommandTable {
             }
             return Command.History(room: args[0], limit: limit, before: before)
         },
+        CommandSpec("READ", kind: .household, arguments: [.init("R"), .init("EVENT_ID")],
+                    summary: "mark the room seen up to that event, on all your devices (a lower id changes nothing)") { args throws(ChorusError) in
+            guard let event = Int64(args[1]), event >= 0 else { throw .notAReadEventID(args[1], usage: args.usage) }
+            return Command.Read(room: args[0], event: event)
+        },
     ]
 
     /// `12` or `#12`.

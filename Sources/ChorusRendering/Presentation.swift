@@ -20,7 +20,7 @@ public struct Presentation: Sendable {
     public func room(_ room: RoomRecord, members: [(MemberRecord, online: Bool)]? = nil) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("id", .int(room.id)), ("name", .string(room.name)), ("role", .string(room.role.rawValue)),
-            ("progress", .int(room.progress)), ("open", .int(room.open)),
+            ("progress", .int(room.progress)), ("open", .int(room.open)), ("unread", .int(room.unread)),
         ]
         if let members {
             fields.append(("members", .array(members.map { member, online in
@@ -144,7 +144,8 @@ public struct Presentation: Sendable {
 
     public func roomLine(_ room: RoomRecord) -> String {
         let id = "#\(room.id) ".padded(toColumns: 6)
-        return "  \(id)\(fit(room.name, 24))  \(Self.bar(room.progress))  \(room.open) open  \(room.role.rawValue)"
+        let line = "  \(id)\(fit(room.name, 24))  \(Self.bar(room.progress))  \(room.open) open  \(room.role.rawValue)"
+        return room.unread > 0 ? line + "  \(room.unread) new" : line
     }
 
     /// ROOMS' line for an invitation, in the rooms' columns.

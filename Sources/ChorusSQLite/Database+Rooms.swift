@@ -14,20 +14,22 @@ extension Database {
     /// The caller's rooms, by id.
     public func rooms(ofUser user: Int64, now: Date) throws -> [RoomRecord] {
         let rows = try prepare("""
-            SELECT r.id, r.name, m.role FROM members m JOIN rooms r ON r.id = m.room
+            SELECT r.id, r.name, m.role, \(Self.unreadCount(firstParameter: 2)) FROM members m JOIN rooms r ON r.id = m.room
             WHERE m.user = ?1 ORDER BY r.id
-            """).rows(.integer(user)) { row in (row.int(0), row.text(1), row.text(2)) }
-        return try rows.map { id, name, role in try roomRecord(id: id, name: name, role: role, now: now) }
+            """).rows([.integer(user)] + Self.countedEventValues) { row in (row.int(0), row.text(1), row.text(2), row.int(3)) }
+        return try rows.map { id, name, role, unread in try roomRecord(id: id, name: name, role: role, unread: unread, now: now) }
     }
 
     /// The room if `user` is a member of it; nil otherwise (to the caller: no such room).
     public func room(id: Int64, forUser user: Int64, now: Date) throws -> RoomRecord? {
         guard let found = try prepare("""
-            SELECT r.id, r.name, m.role FROM members m JOIN rooms r ON r.id = m.room
+            SELECT r.id, r.name, m.role, \(Self.unreadCount(firstParameter: 3)) FROM members m JOIN rooms r ON r.id = m.room
             WHERE m.room = ?1 AND m.user = ?2
-            """).row(.integer(id), .integer(user), map: { row in (row.int(0), row.text(1), row.text(2)) })
+            """).rows([.integer(id), .integer(user)] + Self.countedEventValues, map: { row in
+                (row.int(0), row.text(1), row.text(2), row.int(3))
+            }).first
         else { return nil }
-        return try roomRecord(id: found.0, name: found.1, role: found.2, now: now)
+        return try roomRecord(id: found.0, name: found.1, role: found.2, unread: found.3, now: now)
     }
 
     /// The ids of the caller's rooms with this name, case-insensitively. Compared in Swift:
@@ -48,10 +50,10 @@ extension Database {
             """).rows(.integer(user), .integer(other)) { $0.int(0) }
     }
 
-    private func roomRecord(id: Int64, name: String, role: String, now: Date) throws -> RoomRecord {
+    private func roomRecord(id: Int64, name: String, role: String, unread: Int64, now: Date) throws -> RoomRecord {
         let (totals, open) = try progressTotals(room: id, since: RoomProgress.windowStart(now: now))
         return RoomRecord(id: id, name: name, role: Role(rawValue: role) ?? .member,
-                          progress: RoomProgress.percent(totals), open: open)
+                          progress: RoomProgress.percent(totals), open: open, unread: Int(unread))
     }
 
     public func members(ofRoom room: Int64) throws -> [MemberRecord] {

@@ -287,6 +287,23 @@ public enum Migrations {
           UPDATE tasks SET revision = revision + 1, changed_at = CAST(strftime('%s', 'now') AS INTEGER) WHERE room = NEW.id;
         END;
         """,
+        // 13: what a token is for (`TokenKind`): a person's device or a bot. Tokens made
+        // before kinds existed were all bots'.
+        """
+        ALTER TABLE tokens ADD COLUMN kind TEXT NOT NULL DEFAULT 'bot' CHECK (kind IN ('device','bot'));
+        """,
+        // 14: unread markers (`ReadMarker`): per user and room, the highest event id read.
+        // Counting reads the room's events after it through `events_by_room` (room events
+        // have no user, as that partial index asks); the room index serves the cascade.
+        """
+        CREATE TABLE read_markers (
+          user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          room INTEGER NOT NULL REFERENCES rooms(id) ON DELETE CASCADE,
+          event INTEGER NOT NULL,
+          PRIMARY KEY (user, room)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX read_markers_by_room ON read_markers(room);
+        """,
     ]
 }
 

@@ -10,6 +10,15 @@ extension Hub {
         .object([("name", .string(account.name)), ("admin", .bool(account.admin))])
     }
 
+    /// The token a session logged in with, as AUTH and WHOAMI name it: `{"label","kind"}`,
+    /// so a web app can mark "this device" in TOKEN LIST and revoke itself on sign-out.
+    static func tokenShape(_ token: TokenRecord) -> JSONValue {
+        .object([("label", .string(token.label)), ("kind", .string(token.kind.rawValue))])
+    }
+
+    /// How text mode names it: "device token phone".
+    static func tokenWords(_ token: TokenRecord) -> String { "\(token.kind.rawValue) token \(token.label)" }
+
     /// REGISTER NAME PASSWORD [invite=CODE] — creates the account, joins the code's room,
     /// and logs this session in. A sign-up the limits refuse (403, 429) is logged.
     func register(name: String, password: String, invite: String?, session: Session, tag: String?) {
@@ -53,6 +62,9 @@ extension Hub {
             } else {
                 Log.info("registered", ["user": account.name, "addr": address, "session": session.id])
             }
+            // A new account has read nothing, and a room it just joined holds nothing new to
+            // it (`ReadMarker`): the login replies' `unread`, empty, so clients read all three alike.
+            fields.append(LoginSummary.none.unreadField)
             return .ok("welcome \(account.name) — you are logged in\(joined)", fields)
         }
     }
@@ -70,25 +82,26 @@ extension Hub {
                         state.metrics.login(error.code == 429 ? .throttled : .failed, method: .password)
                         Self.logRefusedLogin(error, name: name, address: address)
                     }
-                    return done(result.map { LoginOutcome(account: $0, summary: "", notices: [], streamStart: 0) })
+                    return done(result.map { LoginOutcome(account: $0, summary: .none, notices: [], streamStart: 0) })
                 }
                 state.metrics.login(.ok, method: .password)
                 // What waits for this person: a summary, and notices kept while they were away.
                 Self.startLiveStream(database: database, state: state, hub: hub) { db, start in
-                    (try LoginSummary.text(for: account.id, db: db, now: clock.now()),
+                    (try LoginSummary.read(for: account.id, db: db, now: clock.now()),
                      try db.takePendingNotices(user: account.id, upTo: start), start)
                 } then: { extra in
-                    let (summary, notices, start) = (try? extra.get()) ?? ("", [], Int64.max)
+                    let (summary, notices, start) = (try? extra.get()) ?? (LoginSummary.none, [], Int64.max)
                     done(.success(LoginOutcome(account: account, summary: summary, notices: notices, streamStart: start)))
                 }
             }
         } finish: { [unowned self] session, login in
             setAccount(login.account, of: session)
-            session.tokenID = nil
+            session.token = nil
             Log.info("login", ["user": login.account.name, "addr": address, "session": session.id])
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
-            return .ok("logged in as \(login.account.name)\(login.summary)", [("user", Self.userShape(login.account))])
+            return .ok("logged in as \(login.account.name)\(login.summary.text)",
+                       [("user", Self.userShape(login.account)), login.summary.unreadField])
         } unanswered: { [unowned self] login in
             holdAgain(login.notices, for: login.account.id)
         }
@@ -101,13 +114,13 @@ extension Hub {
         let address = session.connection.peerHost
         let hub = bound
         runOffLoop(session, tag: tag) { [database, clock, state] done in
-            Self.startLiveStream(database: database, state: state, hub: hub) { db, start -> (LoginOutcome, Int64) in
-                guard let (tokenID, account) = try db.useToken(digest: digest, at: Timestamp.rfc3339(clock.now())),
+            Self.startLiveStream(database: database, state: state, hub: hub) { db, start -> (LoginOutcome, TokenRecord) in
+                guard let (token, account) = try db.useToken(digest: digest, at: Timestamp.rfc3339(clock.now())),
                       !account.disabled else { throw DomainError.invalidToken }
-                let summary = try LoginSummary.text(for: account.id, db: db, now: clock.now())
+                let summary = try LoginSummary.read(for: account.id, db: db, now: clock.now())
                 return (LoginOutcome(account: SignedInAccount(account), summary: summary,
                                      notices: try db.takePendingNotices(user: account.id, upTo: start), streamStart: start),
-                        tokenID)
+                        token)
             } then: { result in
                 let outcome = result.mapError(AccountService.clientError)
                 switch outcome {
@@ -119,14 +132,15 @@ extension Hub {
                 done(outcome)
             }
         } finish: { [unowned self] session, outcome in
-            let (login, tokenID) = outcome
+            let (login, token) = outcome
             setAccount(login.account, of: session)
-            session.tokenID = tokenID
+            session.token = token
             Log.info("login", ["user": login.account.name, "addr": session.connection.peerHost, "session": session.id,
                                "with": "token"])
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
-            return .ok("logged in as \(login.account.name) with a token\(login.summary)", [("user", Self.userShape(login.account))])
+            return .ok("logged in as \(login.account.name) with a token\(login.summary.text)",
+                       [("user", Self.userShape(login.account)), ("token", Self.tokenShape(token)), login.summary.unreadField])
         } unanswered: { [unowned self] outcome in
             holdAgain(outcome.0.notices, for: outcome.0.account.id)
         }
@@ -196,8 +210,14 @@ extension Hub {
         guard let account = session.account else { return session.send(.error(ChorusError(.notLoggedIn)), tag: tag) }
         runOffLoop(session, tag: tag) { [accounts] done in
             accounts.current(accountID: account.id, completion: done)
-        } finish: { _, fresh in
-            .ok(fresh.name + (fresh.admin ? " (server admin)" : ""), [("user", Self.userShape(fresh))])
+        } finish: { session, fresh in
+            var text = fresh.name + (fresh.admin ? " (server admin)" : "")
+            var fields = [("user", Self.userShape(fresh))]
+            if let token = session.token {
+                text += " · \(Self.tokenWords(token))"
+                fields.append(("token", Self.tokenShape(token)))
+            }
+            return .ok(text, fields)
         }
     }
 }
@@ -205,7 +225,7 @@ extension Hub {
 /// A successful login: the account, LOGIN's summary, and notices kept for it.
 struct LoginOutcome: Sendable {
     let account: SignedInAccount
-    let summary: String
+    let summary: LoginSummary
     let notices: [StoredEvent]
     /// Where the session's live stream starts: the newest event id the login's job saw.
     let streamStart: Int64

@@ -39,6 +39,17 @@ extension Hub {
         if sent { processLines(of: session) }
     }
 
+    /// Sends every reply the session is owed now, without waiting for other loops to write
+    /// their events: for a session about to close, which would otherwise never get them.
+    func sendOwedReplies(of session: Session) {
+        while let next = session.pendingReplies.popFirst() {
+            session.input.answered()
+            state.metrics.command(next.verb, code: next.reply.code)
+            session.send(next.reply, tag: next.tag)
+            for notice in next.notices { session.send(notice) }
+        }
+    }
+
     /// Runs a household or admin command's handler as one database job.
     func runJob(_ job: DatabaseJobRoute, _ request: Request, verb: CommandVerb, from session: Session) {
         let command = request.command

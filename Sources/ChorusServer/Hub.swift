@@ -142,7 +142,9 @@ final class Hub: ConnectionDelegate {
         let bye = Event(name: "bye", id: nil, at: clock.now(), by: nil, payload: [("reason", .string("token revoked"))],
                         text: "bye — the token of this session was revoked").rendered()
         pendingFanOut.flush()
-        for session in sessions.all where session.tokenID == token {
+        for session in sessions.all where session.token?.id == token {
+            // A session revoking its own token (a web app signing out) hears its OK first.
+            sendOwedReplies(of: session)
             setAccount(nil, of: session)
             session.send(bye)
             session.closeAfterFlush()

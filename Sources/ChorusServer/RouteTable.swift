@@ -75,6 +75,7 @@ enum RouteTable {
         .job("SAY", Command.Message.self) { try $0.say($1.to, text: $1.text) },
         .job("COMMENT", Command.TaskText.self) { try $0.comment($1.task, text: $1.text) },
         .job("HISTORY", Command.History.self) { try $0.history($1.room, limit: $1.limit, before: $1.before) },
+        .job("READ", Command.Read.self) { try $0.read($1.room, upTo: $1.event) },
         .job("DM", Command.Message.self) { try $0.dm($1.to, text: $1.text) },
         .job("BLOCK", Command.Word.self) { try $0.block($1.value) },
         .job("UNBLOCK", Command.Word.self) { try $0.unblock($1.value) },
@@ -88,7 +89,7 @@ enum RouteTable {
     ]
 
     static let botAndAdminRoutes: [RouteEntry] = [
-        .job("TOKEN CREATE", Command.Word.self) { try $0.tokenCreate(label: $1.value) },
+        .job("TOKEN CREATE", Command.TokenCreate.self) { try $0.tokenCreate(label: $1.label, kind: $1.kind) },
         .job("TOKEN LIST", Command.Plain.self) { context, _ in try context.tokenList() },
         .job("TOKEN REVOKE", Command.Word.self) { try $0.tokenRevoke(label: $1.value) },
         .job("ADMIN USERS", Command.Plain.self, needsLoopState: true) { context, _ in try context.adminUsers() },

@@ -1,5 +1,6 @@
 import ChorusCore
 import ChorusNet
+import ChorusStore
 import ChorusWeb
 
 /// One client on one connection: its line framer, output mode, login and input state.
@@ -49,8 +50,9 @@ final class Session {
     /// fan-out asks it once per recipient.
     private(set) var eventFormat = EventFormat.text
     var account: SignedInAccount?
-    /// The bot token this session logged in with, so revoking it can close the session.
-    var tokenID: Int64?
+    /// The token this session logged in with (AUTH), so revoking it can close the session
+    /// and WHOAMI can name it; nil for a password login.
+    var token: TokenRecord?
     /// Reading, waiting for a reply, paused or closing (`SessionInput`).
     var input = SessionInput<PendingLine>()
     /// Replies of household commands, in commit order, waiting for their events to be

@@ -114,7 +114,7 @@ final class SessionTable {
             state.presence.loggedOut(old.id)
         }
         session.account = account
-        if account == nil { session.tokenID = nil }
+        if account == nil { session.token = nil }
         if let account {
             byUser[account.id, default: []].append(session)
             state.presence.loggedIn(account.id)

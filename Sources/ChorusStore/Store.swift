@@ -47,10 +47,17 @@ public protocol Store: AnyObject {
 
     /// A new room with `ownerID` as its owner; returns its id (never one used before).
     func createRoom(name: String, ownerID: Int64, created: String) throws -> Int64
-    /// The user's rooms by id, with their progress bar as of `now`.
+    /// The user's rooms by id, with their progress bar as of `now` and their unread
+    /// counts, all in one query: the room's events named in `ReadMarker.countedEvents`,
+    /// after the user's marker and their joining, by anyone else.
     func rooms(ofUser user: Int64, now: Date) throws -> [RoomRecord]
-    /// The room if `user` is a member of it; nil otherwise (to the caller: no such room).
+    /// The room if `user` is a member of it (with its unread count, as `rooms`); nil
+    /// otherwise (to the caller: no such room).
     func room(id: Int64, forUser user: Int64, now: Date) throws -> RoomRecord?
+    /// The highest event id of the room the user has marked read; 0 for none.
+    func readMarker(user: Int64, room: Int64) throws -> Int64
+    /// Stores the user's marker for the room; the caller decided it moves (`ReadMarker.moved`).
+    func setReadMarker(user: Int64, room: Int64, event: Int64) throws
     /// The room's name and the user's role, if a member: the check every room command starts with.
     func roomAccess(id: Int64, forUser user: Int64) throws -> RoomAccess?
     /// The ids of the user's rooms with this name, compared case-insensitively (Unicode, not only ASCII).
@@ -226,13 +233,13 @@ public protocol Store: AnyObject {
     /// finished since `finishedSince`, with their revisions, soonest due first.
     func feedTasks(in scope: TaskScope, finishedSince: String) throws -> [FeedTask]
 
-    // MARK: Bot tokens
+    // MARK: Device and bot tokens
 
     /// `.duplicate` when the user has a token with this label.
-    func createToken(user: Int64, label: String, digest: String, created: String) throws -> TokenRecord
+    func createToken(user: Int64, label: String, kind: TokenKind, digest: String, created: String) throws -> TokenRecord
     func tokens(ofUser user: Int64) throws -> [TokenRecord]
-    /// The token's id and account for a digest, marking it used at `time`.
-    func useToken(digest: String, at time: String) throws -> (tokenID: Int64, account: AccountRecord)?
+    /// The token (as it was before this use) and its account for a digest, marking it used at `time`.
+    func useToken(digest: String, at time: String) throws -> (token: TokenRecord, account: AccountRecord)?
     /// Deletes the user's token with this label; its id, nil when there is none.
     func revokeToken(user: Int64, label: String) throws -> Int64?
 }

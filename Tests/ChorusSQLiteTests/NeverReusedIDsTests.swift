@@ -24,9 +24,9 @@ import ChorusStore
         try db.deleteTask(id: task)
         #expect(try db.insertTask(TaskDraft(room: second, owner: nil, title: "Dishes", creator: alice, created: created)) > task)
 
-        let token = try db.createToken(user: alice, label: "bot", digest: "d1", created: created).id
+        let token = try db.createToken(user: alice, label: "bot", kind: .bot, digest: "d1", created: created).id
         _ = try db.revokeToken(user: alice, label: "bot")
-        #expect(try db.createToken(user: alice, label: "bot", digest: "d2", created: created).id > token)
+        #expect(try db.createToken(user: alice, label: "bot", kind: .bot, digest: "d2", created: created).id > token)
 
         for table in ["users", "rooms", "tasks", "messages", "comments", "dms", "tokens", "events"] {
             let definition = try db.prepare("SELECT sql FROM sqlite_master WHERE name = ?1").row(.text(table)) { $0.text(0) }

@@ -140,6 +140,19 @@ import ChorusStore
 }
 
 extension SQLiteStoreTests {
+    /// ROOMS' unread counts (`Database.unreadCount`) seek into the room's events past the
+    /// marker through `events_by_room`, and find the marker and the joining by key: no scan.
+    @Test func unreadCountsSeekTheRoomsEvents() throws {
+        let (_, db, _) = try household()
+        let sql = "SELECT m.room, \(Database.unreadCount(firstParameter: 2)) FROM members m WHERE m.user = ?1"
+        let plan = try db.prepare("EXPLAIN QUERY PLAN " + sql).bind([1] + Database.countedEventValues).rowsText(column: 3)
+        #expect(plan.contains { $0.contains("events_by_room") && $0.contains("rowid>?") }, "\(plan)")
+        #expect(plan.contains { $0.contains("USING PRIMARY KEY (user=? AND room=?)") }, "the marker, by key: \(plan)")
+        #expect(plan.contains { $0.contains("memberships_by_user") }, "\(plan)")
+        let scans = plan.filter { $0.hasPrefix("SCAN ") && !$0.contains("USING") }
+        #expect(scans.isEmpty, "\(plan)")
+    }
+
     /// The schema itself rejects values outside the allowed ones (STRICT and CHECK).
     @Test func schemaRejectsBadValues() throws {
         let (_, db, _) = try household()

@@ -90,11 +90,14 @@ struct CopyToPostgresTests {
         #expect(try ann.json("ROOM ADD \(attic) bob")["invited"] as? Bool == false)
         #expect(try ann.json("ROOM REMOVE \(attic) bob")["type"] as? String == "ok")
         let token = try ann.json("TOKEN CREATE housebot")["token"] as? String ?? ""
+        #expect(try bob.json("TOKEN CREATE phone kind=device")["kind"] as? String == "device")
         // Calendar feeds: the links' digests move with the household.
         #expect(try ann.json("CALENDAR LINK \(room)")["url"] as? String != nil)
         #expect(try bob.json("CALENDAR LINK me")["url"] as? String != nil)
         let gone = id(try ann.json("ROOM CREATE Gone"), "room")
         #expect(try ann.json("ROOM DELETE \(gone)")["type"] as? String == "ok")
+        // bob has read everything so far: his marker moves with the household.
+        #expect(try bob.json("READ \(room) 999999")["unread"] as? Int == 0)
         let temporary = id(try ann.json("TASK ADD \(room) Temporary"), "task")
         #expect(try ann.json("TASK DELETE \(temporary)")["type"] as? String == "ok")
         #expect(try ann.json("SAY \(room) the newest line")["type"] as? String == "ok")
@@ -138,6 +141,11 @@ struct CopyToPostgresTests {
         #expect(try Self.sync(bob, after: household.middle) == household.bobSync)
         let bot = try TestClient(port: node.port, certificatePath: node.certificatePath)
         #expect(try bot.last("AUTH \(household.token)").hasPrefix("OK logged in as ann with a token"))
+        #expect(try bot.last("WHOAMI") == "OK ann · bot token housebot")
+        let bobsRooms = try bob.json("ROOMS")["rooms"] as? [[String: Any]] ?? []
+        #expect(bobsRooms.first { $0["id"] as? Int == household.room }?["unread"] as? Int == 1, "ann's newest line only: \(bobsRooms)")
+        let bobsTokens = (try bob.json("TOKEN LIST")["tokens"] as? [[String: Any]] ?? []).map { "\($0["label"] ?? "")=\($0["kind"] ?? "")" }
+        #expect(bobsTokens == ["phone=device"], "a device token stays a device's")
         // The overdue notice cat missed on SQLite comes with her first login here.
         let cat = try TestClient(port: node.port, certificatePath: node.certificatePath)
         #expect(try cat.last("LOGIN cat \"\(Self.password)\"").hasPrefix("OK"))

@@ -24,7 +24,7 @@ import Testing
 
         let session = try server.client()
         #expect(try session.last("AUTH \(secret)").hasPrefix("OK logged in as housebot with a token"))
-        #expect(try session.last("WHOAMI") == "OK housebot")
+        #expect(try session.last("WHOAMI") == "OK housebot · bot token cron")
         #expect(try session.last("AUTH \(String(repeating: "0", count: 64))") == "ERR 401 invalid token")
 
         let listing = try bot.ok("TOKEN LIST")
@@ -38,6 +38,50 @@ import Testing
         defer { database.close() }
         let stored = try database.prepare("SELECT digest FROM tokens").rows { $0.text(0) }
         #expect(stored.count == 1 && stored[0] != secret && stored[0].count == 64)
+    }
+
+    /// A device token: made with kind=device, listed with its kind beside the bots', and a
+    /// session that logged in with it is told which token it is (AUTH and WHOAMI), in JSON
+    /// and text; a password login names none; revoking itself ends that session.
+    @Test func deviceTokensNameThemselves() throws {
+        let server = try TestServer()
+        let ann = try server.device("ann")
+        let phone = try ann.ok("TOKEN CREATE phone kind=device")
+        #expect(phone["kind"] as? String == "device" && phone["label"] as? String == "phone")
+        let secret = try #require(phone["token"] as? String)
+        #expect(try ann.ok("TOKEN CREATE cron")["kind"] as? String == "bot")
+        #expect(try ann.ok("TOKEN CREATE tablet kind=DEVICE")["kind"] as? String == "device")
+        let wrongKind = try ann.failure("TOKEN CREATE watch kind=toaster")
+        #expect(wrongKind.code == 422 && wrongKind.message.contains("device or bot"), "\(wrongKind)")
+        #expect(try ann.failure("TOKEN CREATE watch colour=red").code == 400)
+        #expect(try ann.failure("TOKEN CREATE phone kind=bot").code == 409)
+
+        let listed = (try ann.ok("TOKEN LIST")["tokens"] as? [JSON] ?? []).map { "\($0["label"] ?? "")=\($0["kind"] ?? "")" }
+        #expect(listed == ["cron=bot", "phone=device", "tablet=device"])
+        let me = try ann.ok("WHOAMI")
+        #expect(me["token"] == nil, "a password login names no token: \(me)")
+
+        let browser = try Device(client: try server.client(), user: "ann", label: "browser")
+        let auth = try browser.ok("AUTH \(secret)")
+        #expect(object(auth["token"])["label"] as? String == "phone" && object(auth["token"])["kind"] as? String == "device", "\(auth)")
+        let who = try browser.ok("WHOAMI")
+        #expect(object(who["user"])["name"] as? String == "ann")
+        #expect(object(who["token"])["label"] as? String == "phone" && object(who["token"])["kind"] as? String == "device", "\(who)")
+
+        let text = try server.client()
+        #expect(try text.last("AUTH \(secret)").hasPrefix("OK logged in as ann with a token"))
+        #expect(try text.last("WHOAMI") == "OK ann · device token phone")
+        let rows = try text.call("TOKEN LIST")
+        #expect(rows.contains { $0.contains("phone") && $0.contains("device") }, "\(rows)")
+        #expect(rows.contains { $0.contains("cron") && $0.contains("bot") }, "\(rows)")
+
+        // Sign-out: the browser revokes its own token; both of its sessions end, ann's stays.
+        #expect(try browser.ok("TOKEN REVOKE phone")["label"] as? String == "phone")
+        #expect(try browser.event()["event"] as? String == "bye")
+        #expect(try browser.client.connection.readLine() == nil)
+        #expect(try text.nextEvent().hasPrefix("* bye"))
+        #expect(try ann.ok("PING")["pong"] is NSNull)
+        #expect(try server.client().last("AUTH \(secret)") == "ERR 401 invalid token")
     }
 
     /// Revoking a token closes the sessions that used it and refuses it afterwards.

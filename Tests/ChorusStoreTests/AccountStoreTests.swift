@@ -80,22 +80,32 @@ import Testing
         #expect(totals.events >= 1)
     }
 
-    /// A token is listed without its secret, logs its account in by digest (marking it
-    /// used), is unique per label, and once revoked logs nobody in.
+    /// A token is listed without its secret, with its kind, logs its account in by digest
+    /// (marking it used, and naming itself as it was), is unique per label, and once
+    /// revoked logs nobody in.
     @Test(arguments: StoreEngine.all) func botTokens(_ engine: StoreEngine) throws {
         let store = try StoreFixture(engine)
         let alice = try store.run { try $0.createAccount(name: "alice", passwordHash: "h", created: "t") }
-        let made = try store.run { try $0.createToken(user: alice.id, label: "bot", digest: "d1", created: "t0") }
-        #expect(made.label == "bot" && made.lastUsed == nil)
+        let made = try store.run { try $0.createToken(user: alice.id, label: "bot", kind: .bot, digest: "d1", created: "t0") }
+        #expect(made.label == "bot" && made.kind == .bot && made.lastUsed == nil)
         let duplicate = #expect(throws: StoreError.self) {
-            try store.run { try $0.createToken(user: alice.id, label: "bot", digest: "d2", created: "t0") }
+            try store.run { try $0.createToken(user: alice.id, label: "bot", kind: .device, digest: "d2", created: "t0") }
         }
         #expect(duplicate?.kind == .duplicate)
         #expect(duplicate?.reason == "you already have a token labelled bot")
+        let phone = try store.run { try $0.createToken(user: alice.id, label: "phone", kind: .device, digest: "d3", created: "t0") }
+        #expect(phone.kind == .device)
         let used = try store.run { try $0.useToken(digest: "d1", at: "t1") }
-        #expect(used?.tokenID == made.id && used?.account == alice)
+        #expect(used?.token == made && used?.account == alice)
+        let usedAgain = try store.run { try $0.useToken(digest: "d1", at: "t2") }
+        #expect(usedAgain?.token.lastUsed == "t1", "the token as it was before this use")
+        let byPhone = try store.run { try $0.useToken(digest: "d3", at: "t3") }
+        #expect(byPhone?.token.label == "phone" && byPhone?.token.kind == .device && byPhone?.account == alice)
         #expect(try store.run { try $0.useToken(digest: "nope", at: "t1") } == nil)
-        #expect(try store.run { try $0.tokens(ofUser: alice.id) } == [TokenRecord(id: made.id, label: "bot", created: "t0", lastUsed: "t1")])
+        #expect(try store.run { try $0.tokens(ofUser: alice.id) } == [
+            TokenRecord(id: made.id, label: "bot", kind: .bot, created: "t0", lastUsed: "t2"),
+            TokenRecord(id: phone.id, label: "phone", kind: .device, created: "t0", lastUsed: "t3"),
+        ])
         #expect(try store.run { try $0.revokeToken(user: alice.id, label: "bot") } == made.id)
         #expect(try store.run { try $0.revokeToken(user: alice.id, label: "bot") } == nil)
         #expect(try store.run { try $0.useToken(digest: "d1", at: "t2") } == nil)

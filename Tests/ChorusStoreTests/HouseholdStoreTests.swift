@@ -171,9 +171,9 @@ import Testing
         }
         #expect(tasks.1 > tasks.0)
         let tokens = try store.run { db in
-            let first = try db.createToken(user: alice, label: "bot", digest: "d1", created: "t").id
+            let first = try db.createToken(user: alice, label: "bot", kind: .bot, digest: "d1", created: "t").id
             _ = try db.revokeToken(user: alice, label: "bot")
-            return (first, try db.createToken(user: alice, label: "bot", digest: "d2", created: "t").id)
+            return (first, try db.createToken(user: alice, label: "bot", kind: .bot, digest: "d2", created: "t").id)
         }
         #expect(tokens.1 > tokens.0)
     }

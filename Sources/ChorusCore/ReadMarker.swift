@@ -1,0 +1,21 @@
+/// Unread markers (`READ R EVENT_ID`, CONTRACT §4): per person and room, the highest event
+/// id they have seen. What is unread is what people said after it: the room's `message`
+/// and `comment` events whose actor is someone else — a task edited or a member joining is
+/// not news a count should announce, and one's own words are seen by the one who said them.
+///
+/// The count starts at the marker or at the person's joining the room, whichever is later:
+/// what a room said before someone joined is its history, not news to them.
+public enum ReadMarker {
+    /// The event names an unread count counts (by someone other than the reader). The
+    /// stores' candidate query is given this list (`Store.rooms(ofUser:now:)`), so the rule
+    /// is written here only.
+    public static let countedEvents = ["message", "comment"]
+
+    /// Where a READ moves the marker: `requested` clamped to the newest event there is (an
+    /// id from the future would mark events not yet said), or nil when that is not past
+    /// the stored marker — a lower id changes nothing, so devices reading in any order agree.
+    public static func moved(stored: Int64, requested: Int64, newest: Int64) -> Int64? {
+        let target = min(requested, newest)
+        return target > stored ? target : nil
+    }
+}
