@@ -120,14 +120,18 @@ extension Browser {
         return report
     }
 
-    /// Scrolls the element matching `selector` (the page when nil) from the top by `step`
-    /// pixels a frame, as a quick steady finger would, to its end or `limit` pixels (a trace
-    /// of a long scroll outgrows what chromedriver hands over); returns the distance.
+    /// Scrolls what holds the element matching `selector` (the element itself or its nearest
+    /// scrollable ancestor; the page when nil) from the top by `step` pixels a frame, as a
+    /// quick steady finger would, to its end or `limit` pixels (a trace of a long scroll
+    /// outgrows what chromedriver hands over); returns the distance.
     @discardableResult
     func scrollThrough(_ selector: String? = nil, step: Int = 60, limit: Int = 9_000, timeout: Double = 60) throws -> Int {
         try runAsync("""
             const [selector, step, limit, done] = arguments;
-            const box = selector ? document.querySelector(selector) : document.scrollingElement;
+            const scrolls = (el) => el.scrollHeight > el.clientHeight && /auto|scroll/.test(getComputedStyle(el).overflowY);
+            let box = selector ? document.querySelector(selector) : null;
+            while (box && !scrolls(box)) box = box.parentElement;
+            if (!box) box = document.scrollingElement;
             box.scrollTop = 0;
             const move = () => {
               const before = box.scrollTop;
