@@ -291,4 +291,119 @@ import Testing
         let problems = try browser.consoleProblems()
         #expect(problems.isEmpty, "\(problems)")
     }
+
+    /// Unread counts: others' messages count up on the household while its chat is not on
+    /// screen; opening the chat marks it read (READ), which the person's other devices hear
+    /// (`room.read`) and ROOMS then says everywhere.
+    @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
+    func openingTheChatMarksItReadOnEveryDevice() throws {
+        guard let browser = try Self.browser() else { return }
+        let server = try TestServer()
+        let bob = try server.device("bob")
+        let page = WebAppPage(browser: browser)
+        try browser.open("https://localhost:\(server.port)/#/register")
+        try page.register("jo")
+        let room = try page.createHousehold("Barn")
+        let phone = try server.device("jo", label: "jo's other device", register: false)
+        try phone.add("bob", to: room)
+        try bob.ok("SAY \(room) first")
+        try bob.ok("SAY \(room) second")
+        try page.go("#/rooms")
+        try page.wait("two unread on the household", for: "document.querySelector('.room-row[data-room=\"\(room)\"] .unread')?.textContent === '2'")
+        let rooms = try phone.ok("ROOMS")["rooms"] as? [[String: Any]] ?? []
+        #expect(rooms.first { $0["id"] as? Int == room }?["unread"] as? Int == 2, "\(rooms)")
+
+        _ = try phone.drain()
+        try page.go("#/rooms/\(room)/chat")
+        try page.wait("the messages", for: "document.querySelectorAll('.message').length === 2")
+        try page.wait("nothing unread", for: "document.querySelector('.room-row[data-room=\"\(room)\"] .unread')?.hidden")
+        let read = try phone.event()
+        #expect(read["event"] as? String == "room.read" && read["room"] as? Int == room && read["unread"] as? Int == 0, "\(read)")
+        let after = try phone.ok("ROOMS")["rooms"] as? [[String: Any]] ?? []
+        #expect(after.first { $0["id"] as? Int == room }?["unread"] as? Int == 0, "\(after)")
+
+        // Said while the chat is open: read at once, nothing counted.
+        try bob.ok("SAY \(room) third")
+        try page.wait("the third message", for: "document.querySelectorAll('.message').length === 3")
+        let heard = try phone.event()
+        #expect(heard["event"] as? String == "message", "\(heard)")
+        let again = try phone.event()
+        #expect(again["event"] as? String == "room.read" && again["unread"] as? Int == 0, "\(again)")
+        #expect(try page.evaluate("document.querySelector('.room-row[data-room=\"\(room)\"] .unread').hidden") as? Bool == true)
+    }
+
+    /// The task form sets every field of the protocol, a picked time as the moment it is
+    /// in the browser's zone (sent in UTC), notes with their lines; delete asks first and
+    /// can be undone for a few seconds, after which the task is gone for everyone.
+    @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
+    func theTaskFormSetsEveryFieldAndDeleteCanBeUndone() throws {
+        guard let browser = try Self.browser() else { return }
+        let server = try TestServer()
+        let bob = try server.device("bob")
+        let page = WebAppPage(browser: browser)
+        // A person far from the server's zone: what they pick is their time.
+        try browser.devTools("Emulation.setTimezoneOverride", ["timezoneId": "Pacific/Auckland"])
+        try browser.open("https://localhost:\(server.port)/#/register")
+        try page.register("kim")
+        let room = try page.createHousehold("Flat")
+        let other = try server.device("kim", label: "kim's terminal", register: false)
+        try other.add("bob", to: room)
+        let parent = id(try other.ok("TASK ADD \(room) Kitchen")["task"])
+        let task = id(try other.ok("TASK ADD \(room) Oven")["task"])
+        _ = try bob.drain()
+
+        try page.go("#/tasks/\(task)")
+        try page.wait("the form with the household's people", for: "document.querySelector('#task-assignee option[value=bob]') !== null && document.querySelector('#task-parent option[value=\"\(parent)\"]') !== null")
+        try page.fill("#task-title", "Clean the oven")
+        try page.fill("#task-notes", "racks soak overnight\nthen the door")
+        try page.fill("#task-due-date", "2030-05-06")
+        try page.fill("#task-due-time", "18:30")
+        try page.fill("#task-start-date", "2030-05-01")
+        try page.fill("#task-estimate", "2.5")
+        try page.fill("#task-remind-date", "2030-05-06")
+        try page.fill("#task-remind-time", "09:00")
+        try page.fill("#task-points", "3")
+        try page.evaluate("(() => { const r = document.getElementById('task-repeat'); r.value = 'weekly'; r.dispatchEvent(new Event('input', { bubbles: true })); return true; })()")
+        try page.evaluate("(() => { for (const box of document.querySelectorAll('.rota input')) box.checked = true; return true; })()")
+        try page.evaluate("(() => { const a = document.getElementById('task-assignee'); a.value = 'bob'; const p = document.getElementById('task-parent'); p.value = '\(parent)'; return true; })()")
+        try page.submit("#task-title")
+        try page.wait("saved", for: "[...document.querySelectorAll('.toast')].some(t => t.textContent.includes('Saved.'))")
+
+        // What the browser meant, in its own zone, as the server has it.
+        let expected = try page.evaluate("""
+            [new Date(2030, 4, 6, 18, 30).toISOString().replace('.000', ''), new Date(2030, 4, 6, 9, 0).toISOString().replace('.000', '')]
+            """) as? [String] ?? []
+        #expect(expected.first == "2030-05-06T06:30:00Z", "Auckland is UTC+12 in May: \(expected)")
+        let shown = object(try other.ok("TASK SHOW \(task)")["task"])
+        #expect(shown["title"] as? String == "Clean the oven")
+        #expect(shown["notes"] as? String == "racks soak overnight\nthen the door")
+        #expect(shown["due"] as? String == expected.first && shown["remind"] as? String == expected.last, "\(shown) \(expected)")
+        #expect(shown["start"] as? String == "2030-05-01")
+        #expect("\(shown["estimate"] ?? "")" == "2.5" && shown["points"] as? Int == 3)
+        #expect(shown["repeat"] as? String == "weekly" && shown["rotate"] as? [String] == ["kim", "bob"])
+        #expect(shown["assignee"] as? String == "bob" && shown["parent"] as? Int == parent)
+        // Bob heard the edit and the assignment.
+        let heard = try bob.drain().compactMap { $0["event"] as? String }
+        #expect(heard.contains("task.updated"), "\(heard)")
+
+        // Delete, then Undo: nothing is sent.
+        try page.click("[data-screen=task] button[data-action=delete]")
+        try page.click("dialog[open] button[value=yes]")
+        try page.wait("the undo offer", for: "[...document.querySelectorAll('.toast-action')].some(b => b.textContent === 'Undo')")
+        try page.wait("the task hidden", for: "document.querySelector('.task-row[data-task=\"\(task)\"]') === null")
+        try page.evaluate("[...document.querySelectorAll('.toast-action')].find(b => b.textContent === 'Undo').click() || true")
+        try page.wait("the task back", for: "document.querySelector('.task-row[data-task=\"\(task)\"]') !== null")
+        Thread.sleep(forTimeInterval: 6)
+        #expect(try other.code("TASK SHOW \(task)") == 200)
+        try bob.expectQuiet("after an undone delete")
+
+        // Delete for real: gone once the undo time is over.
+        try page.go("#/tasks/\(task)")
+        try page.screen("task")
+        try page.click("[data-screen=task] button[data-action=delete]")
+        try page.click("dialog[open] button[value=yes]")
+        let deleted = try bob.event(timeout: 15)
+        #expect(deleted["event"] as? String == "task.deleted" && deleted["task"] as? Int == task, "\(deleted)")
+        #expect(try other.code("TASK SHOW \(task)") == 404)
+    }
 }

@@ -22,6 +22,13 @@ self.addEventListener("activate", (event) => {
     .then(() => self.clients.claim()));
 });
 
+/** The cache, opened once for every request the page makes while it loads. */
+let opened = null;
+function shell() {
+  if (!opened) opened = caches.open(CACHE);
+  return opened;
+}
+
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
@@ -30,7 +37,7 @@ self.addEventListener("fetch", (event) => {
   // Opening the app at any of its addresses (#/… is never sent) is the page.
   const path = request.mode === "navigate" && (url.pathname === "/" || url.pathname === "/index.html") ? "/" : url.pathname;
   if (path !== "/" && !SHELL.includes(path)) return;
-  event.respondWith(caches.open(CACHE)
+  event.respondWith(shell()
     .then((cache) => cache.match(path))
     .then((kept) => kept || fetch(request)));
 });

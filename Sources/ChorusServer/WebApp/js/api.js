@@ -105,7 +105,8 @@ export async function markRead(room) {
   if (!known || !store.lastEventId) return;
   if (known.unread) putRoom({ id: room, unread: 0 });
   try {
-    await send(`READ ${room} ${store.lastEventId}`);
+    const reply = await send(`READ ${room} ${store.lastEventId}`);
+    if (typeof reply.unread === "number" && store.rooms.has(room)) putRoom({ id: room, unread: reply.unread });
   } catch {
     // Unread counts are a convenience: an old server, or offline, changes nothing else.
   }

@@ -34,10 +34,24 @@ export function chat(container, room, app) {
       field.focus();
     }
   });
-  older.addEventListener("click", () => {
+  older.addEventListener("click", async () => {
     const page = store.messages.get(room);
-    if (page && page.list.length) api.loadHistory(room, page.list[0].id).catch(toastError);
+    if (!page || !page.list.length) return;
+    // Keep the messages on screen where they are as older ones come in above them.
+    const pane = container.closest(".pane");
+    const before = pane ? pane.scrollHeight - pane.scrollTop : 0;
+    holdScroll = true;
+    try {
+      await api.loadHistory(room, page.list[0].id);
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      if (pane) pane.scrollTop = pane.scrollHeight - before;
+    } catch (error) {
+      toastError(error);
+    } finally {
+      holdScroll = false;
+    }
   });
+  let holdScroll = false;
   container.append(older, log, empty, form);
   showing.chatRoom = room;
 
@@ -62,7 +76,7 @@ export function chat(container, room, app) {
     keyed(log, list, (m) => m.id, makeMessage, updateMessage);
     older.hidden = !page || !page.more;
     empty.hidden = !page || list.length > 0;
-    if (atBottom && pane) pane.scrollTop = pane.scrollHeight;
+    if (atBottom && pane && !holdScroll) pane.scrollTop = pane.scrollHeight;
   }
 
   render();

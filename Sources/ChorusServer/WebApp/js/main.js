@@ -124,6 +124,8 @@ function route() {
   if (!signedIn) {
     const join = /^#\/join\/([A-Za-z0-9-]+)$/.exec(hash);
     if (join) sessionStorage.setItem(JOIN, join[1]);
+    // Signing in with this device's token: the screen comes once it has.
+    if (savedDevice() && !session.stopped) return;
     showSignIn(hash === "#/register" || (join && !savedDevice()));
     return;
   }
@@ -177,7 +179,11 @@ addEventListener("hashchange", route);
 
 // MARK: signing in and out
 
-function showSignIn(register, notice) {
+/** What the sign-in form says until the next sign-in (why the person is there). */
+let signInNotice = null;
+
+function showSignIn(register, notice = signInNotice) {
+  signInNotice = notice;
   signedIn = false;
   for (const pane of ["list", "detail"]) {
     if (mounted[pane]) mounted[pane].screen.destroy();
@@ -241,17 +247,24 @@ function quoteWord(text) {
 /** After a login: where SYNC will start, then everything shown is loaded afresh. A
  *  reconnect first replays what happened meanwhile and says what it was. */
 async function signedInAs(reply, reconnected) {
+  signInNotice = null;
   if (store.me && store.me.name !== reply.user.name) reset();
   store.me = reply.user;
   if (reconnected && store.lastEventId) {
     await catchUp();
   } else {
-    // A cursor past the end is answered with the log's last id (Protocol.md §9).
-    const end = await session.request("SYNC 9007199254740991 1");
-    if (typeof end.last === "number" && end.last > store.lastEventId) store.lastEventId = end.last;
+    // A cursor past the end is answered with the log's last id (Protocol.md §9). Asked
+    // alongside the first loads: events after it come live on this session anyway, and
+    // the cursor is the largest id seen either way.
+    session.request("SYNC 9007199254740991 1").then((end) => {
+      if (typeof end.last === "number" && end.last > store.lastEventId) store.lastEventId = end.last;
+    }, () => {});
   }
   everOnline = true;
-  await Promise.all([api.loadRooms(), api.loadMine()]);
+  // The households first: the first screen needs only them; my tasks follow.
+  const mine = api.loadMine();
+  await api.loadRooms();
+  mine.catch(() => {});
   if (!signedIn) {
     signedIn = true;
     nav.hidden = false;
@@ -322,8 +335,9 @@ async function signOut() {
   forgetAll();
   session.stop();
   reset();
-  showSignIn(false, "You are signed out on this device.");
-  location.hash = "#/signin";
+  signInNotice = "You are signed out on this device.";
+  history.replaceState(null, "", "#/signin");
+  showSignIn(false);
 }
 
 // MARK: live
