@@ -84,22 +84,31 @@ extension Browser {
         }
         """
 
-    /// Visible elements whose role is `role` and whose accessible name is `name` (nil: any).
-    func find(role: String, name: String? = nil) throws -> [Element] {
-        try run(Self.pageHelpers + """
-            const [role, name] = arguments;
-            return [...document.querySelectorAll("*")].filter((el) => __kit.visible(el) && __kit.role(el) === role
-              && (name === null || __kit.name(el) === name));
-            """, role, name.map { $0 as Any } ?? NSNull()) as? [Element] ?? []
+    /// Visible elements whose role is `role` and whose accessible name is `name` (nil: any),
+    /// inside the first visible match of the CSS selector `scope` (nil: the whole page).
+    /// With `prefix`, a name that starts with `name` will do (a task's link reads its title,
+    /// then its household and due date).
+    func find(role: String, name: String? = nil, in scope: String? = nil, prefix: Bool = false) throws -> [Element] {
+        try run(Self.pageHelpers + Self.scoped + """
+            const [role, name, , prefix] = arguments;
+            return [...root.querySelectorAll("*")].filter((el) => __kit.visible(el) && __kit.role(el) === role
+              && (name === null || (prefix ? __kit.name(el).startsWith(name) : __kit.name(el) === name)));
+            """, role, name.map { $0 as Any } ?? NSNull(), scope.map { $0 as Any } ?? NSNull(), prefix) as? [Element] ?? []
     }
 
-    /// Visible form fields (input, select, textarea) whose label reads `label`.
-    func fields(labelled label: String) throws -> [Element] {
-        try run(Self.pageHelpers + """
+    /// Visible form fields (input, select, textarea) whose label reads `label`, in `scope`.
+    func fields(labelled label: String, in scope: String? = nil) throws -> [Element] {
+        try run(Self.pageHelpers + Self.scoped + """
             const [label] = arguments;
-            return [...document.querySelectorAll(__kit.fields)].filter((el) => __kit.visible(el) && __kit.name(el) === label);
-            """, label) as? [Element] ?? []
+            return [...root.querySelectorAll(__kit.fields)].filter((el) => __kit.visible(el) && __kit.name(el) === label);
+            """, label, NSNull(), scope.map { $0 as Any } ?? NSNull()) as? [Element] ?? []
     }
+
+    /// Script that sets `root` to the first visible match of `arguments[2]`, or the document.
+    private static let scoped = """
+        const root = arguments[2] === null ? document
+          : [...document.querySelectorAll(arguments[2])].find(__kit.visible) ?? document.createElement("div");
+        """
 
     /// The accessible name the finders see for `element`.
     func accessibleName(of element: Element) throws -> String {
@@ -134,16 +143,22 @@ extension Browser {
         return found!
     }
 
-    func button(named name: String, timeout: Double = 10) throws -> Element {
-        try waitFor("a button named \"\(name)\"", timeout: timeout) { try find(role: "button", name: name) }
+    func button(named name: String, in scope: String? = nil, timeout: Double = 10) throws -> Element {
+        try waitFor("a button named \"\(name)\"" + (scope.map { " in \($0)" } ?? ""), timeout: timeout) {
+            try find(role: "button", name: name, in: scope)
+        }
     }
 
-    func link(named name: String, timeout: Double = 10) throws -> Element {
-        try waitFor("a link named \"\(name)\"", timeout: timeout) { try find(role: "link", name: name) }
+    func link(named name: String, in scope: String? = nil, prefix: Bool = false, timeout: Double = 10) throws -> Element {
+        try waitFor("a link named \"\(name)\"\(prefix ? "…" : "")" + (scope.map { " in \($0)" } ?? ""), timeout: timeout) {
+            try find(role: "link", name: name, in: scope, prefix: prefix)
+        }
     }
 
-    func field(labelled label: String, timeout: Double = 10) throws -> Element {
-        try waitFor("a field labelled \"\(label)\"", timeout: timeout) { try fields(labelled: label) }
+    func field(labelled label: String, in scope: String? = nil, timeout: Double = 10) throws -> Element {
+        try waitFor("a field labelled \"\(label)\"" + (scope.map { " in \($0)" } ?? ""), timeout: timeout) {
+            try fields(labelled: label, in: scope)
+        }
     }
 
     /// The visible root of a screen: `[data-screen=NAME]`.
@@ -169,14 +184,25 @@ extension Browser {
     }
 
     /// Clears the field labelled `label` and types `text` into it.
-    func fill(_ label: String, with text: String) throws {
-        let element = try field(labelled: label)
+    func fill(_ label: String, with text: String, in scope: String? = nil) throws {
+        let element = try field(labelled: label, in: scope)
         try clear(element)
         try type(text, into: element)
     }
 
     /// Clicks the button named `name` once it is there.
-    func tap(_ name: String, timeout: Double = 10) throws {
-        try click(button(named: name, timeout: timeout))
+    func tap(_ name: String, in scope: String? = nil, timeout: Double = 10) throws {
+        try click(button(named: name, in: scope, timeout: timeout))
+    }
+
+    /// Picks the option whose text is `option` in the select labelled `label`, by clicking
+    /// it as a person picks from the list.
+    func choose(_ option: String, in label: String, scope: String? = nil) throws {
+        let select = try field(labelled: label, in: scope)
+        let choice = try waitFor("the option \"\(option)\" in \(label)") {
+            try run("return [...arguments[0].options].filter((o) => o.textContent.trim() === arguments[1])", select, option) as? [Element] ?? []
+        }
+        try click(select)
+        try click(choice)
     }
 }

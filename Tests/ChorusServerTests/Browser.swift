@@ -5,8 +5,8 @@ import Testing
 /// loopback), for what only a browser shows: the page under its Content-Security-Policy,
 /// a WebSocket opened by the page's own script, the Origin a browser sends, layout.
 ///
-/// Each `Browser` is one WebDriver session: its own Chromium with its own profile (one
-/// person's phone). Several can share a `ChromeDriver`; `Browser()` starts its own.
+/// Each `Browser` is one WebDriver session: its own Chromium with its own fresh profile
+/// (one person's phone). Several can share a `ChromeDriver`; `Browser()` starts its own.
 final class Browser {
     static let chromium = ChromeDriver.chromium
     static let driverPath = ChromeDriver.path
@@ -27,26 +27,17 @@ final class Browser {
 
     let driver: ChromeDriver
     private(set) var session = ""
-    /// The profile folder: given, to keep a device's storage across sessions, or made here.
-    let profile: URL
-    private let ownsProfile: Bool
     private(set) var size: Size?
 
-    /// A session on `driver` (a new chromedriver when nil), in `profile` (a fresh folder when
-    /// nil), sized for `size`. `tracing` records a performance trace for `frameTimes()`.
-    init(driver: ChromeDriver? = nil, profile: URL? = nil, size: Size? = nil, tracing: Bool = false) throws {
+    /// A session on `driver` (a new chromedriver when nil), sized for `size`; `tracing`
+    /// records a performance trace for `traceEvents()`. Its profile is a fresh one that
+    /// chromedriver makes and primes: given a profile folder of our own, Chromium opened its
+    /// search engine's start page, a host off this machine.
+    init(driver: ChromeDriver? = nil, size: Size? = nil, tracing: Bool = false) throws {
         self.driver = try driver ?? ChromeDriver()
-        if let profile {
-            self.profile = profile
-            ownsProfile = false
-        } else {
-            self.profile = FileManager.default.temporaryDirectory.appendingPathComponent("chorus-browser-\(UUID().uuidString)")
-            ownsProfile = true
-        }
         var options: [String: Any] = [
             "binary": Self.chromium,
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                     "--user-data-dir=\(self.profile.path)", "--no-first-run", "--hide-scrollbars"],
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars"],
         ]
         var logging: [String: Any] = ["browser": "ALL"]
         if tracing {
@@ -67,12 +58,11 @@ final class Browser {
 
     deinit { quit() }
 
-    /// Ends the session (its Chromium exits); the profile folder stays when it was given.
+    /// Ends the session: its Chromium exits and its profile is gone.
     func quit() {
         guard !session.isEmpty else { return }
         _ = try? driver.call("DELETE", "/session/\(session)")
         session = ""
-        if ownsProfile { try? FileManager.default.removeItem(at: profile) }
     }
 
     @discardableResult

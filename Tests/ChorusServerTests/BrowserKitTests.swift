@@ -141,23 +141,98 @@ import Testing
     }
 
     @Test(.enabled(if: Browser.isInstalled || ci, "chromium and chromium-driver are not installed"))
-    func sessionsKeepSeparateProfilesAndAGivenProfileOutlivesItsSession() throws {
+    func sessionsOnOneDriverKeepSeparateProfiles() throws {
         guard Self.haveBrowser() else { return }
         let server = try TestServer()
         let page = "https://localhost:\(server.port)/"
         let driver = try ChromeDriver()
-        let profile = try TemporaryDirectory()
-        let ann = try Browser(driver: driver, profile: URL(fileURLWithPath: profile.path + "/ann"))
-        let bob = try Browser(driver: driver)
+        let ann = try Browser(driver: driver), bob = try Browser(driver: driver)
         try ann.open(page)
         try bob.open(page)
         try ann.run("localStorage.setItem('who', 'ann')")
         #expect(try ann.run("return localStorage.getItem('who')") as? String == "ann")
-        #expect(try bob.run("return localStorage.getItem('who')") == nil || bob.run("return localStorage.getItem('who')") is NSNull)
-        // Ann's phone restarts: a new session on the same profile still has her storage.
+        #expect(try bob.run("return localStorage.getItem('who') ?? 'nobody'") as? String == "nobody")
+        // Ending one session leaves the other working.
         ann.quit()
-        let again = try Browser(driver: driver, profile: URL(fileURLWithPath: profile.path + "/ann"))
-        try again.open(page)
-        #expect(try again.run("return localStorage.getItem('who')") as? String == "ann")
+        #expect(try bob.url == page)
+    }
+
+    /// What DevTools' offline mode does and does not do, and the door that really cuts:
+    /// the page's socket outlives the emulation, the cut closes it, and back online a new
+    /// one opens through the same door.
+    @Test(.enabled(if: Browser.isInstalled || ci, "chromium and chromium-driver are not installed"))
+    func offlineEmulationLeavesAnOpenSocketWhichTheDoorCuts() throws {
+        guard Self.haveBrowser() else { return }
+        let app = try WebAppServer()
+        let browser = try Browser()
+        try browser.open(app.url())
+        let opened = try browser.runAsync("""
+            const done = arguments[arguments.length - 1];
+            window.heard = [];
+            window.socket = new WebSocket("wss://" + location.host + "/ws");
+            socket.onmessage = (message) => heard.push(JSON.parse(message.data));
+            socket.onclose = (event) => heard.push({ closed: event.code });
+            addEventListener("offline", () => heard.push({ event: "offline" }));
+            socket.onopen = () => { socket.send('REGISTER kit "correct horse battery staple"'); done("open"); };
+            """) as? String
+        #expect(opened == "open")
+        try browser.waitUntil("the registration's reply") { try browser.run("return heard.length") as? Int == 1 }
+
+        try browser.setOffline(true)
+        #expect(try browser.run("return navigator.onLine") as? Bool == false)
+        try browser.run("socket.send('@one PING one')")
+        try browser.waitUntil("a pong through the emulated offline") {
+            try browser.run("return heard.some((m) => m.pong === 'one')") as? Bool == true
+        }
+        let refused = try browser.runAsync("""
+            const done = arguments[arguments.length - 1];
+            fetch("/manifest.webmanifest").then(() => done("fetched"), () => done("refused"));
+            """) as? String
+        #expect(refused == "refused")
+
+        app.doors[0].cut()
+        try browser.waitUntil("the socket to close when the door is cut") {
+            try browser.run("return socket.readyState") as? Int == 3
+        }
+        try browser.setOffline(false)
+        let again = try browser.runAsync("""
+            const done = arguments[arguments.length - 1];
+            const socket = new WebSocket("wss://" + location.host + "/ws");
+            socket.onopen = () => done("open");
+            socket.onclose = (event) => done("closed " + event.code);
+            """) as? String
+        #expect(again == "open")
+        #expect(try browser.run("return heard.map((m) => m.event || (m.closed ? 'closed' : m.pong || m.type)).join(' ')") as? String
+            == "ok offline one closed")
+    }
+
+    /// CPU throttling and the frame trace, measured and printed (never asserted as times).
+    @Test(.enabled(if: Browser.isInstalled || ci, "chromium and chromium-driver are not installed"))
+    func throttlingAndFrameTrace() throws {
+        guard Self.haveBrowser() else { return }
+        let browser = try Browser(size: .phone, tracing: true)
+        try browser.open("about:blank")
+        let work = """
+            const started = performance.now();
+            let x = 0;
+            for (let i = 0; i < 3e6; i++) x += Math.sqrt(i);
+            return performance.now() - started;
+            """
+        let fast = try browser.run(work) as? Double ?? 0
+        try browser.throttleCPU(4)
+        let slow = try browser.run(work) as? Double ?? 0
+        try browser.throttleCPU(1)
+        print(String(format: "BrowserKitTests: the same loop took %.1f ms, and %.1f ms with the CPU throttled 4×", fast, slow))
+
+        try browser.run("""
+            document.body.innerHTML = Array.from({ length: 1500 }, (_, i) =>
+              `<p style="margin:0;padding:12px;border-bottom:1px solid #ccc">Row ${i} <b>bold</b> text</p>`).join("");
+            """)
+        var scrolled = 0
+        let report = try browser.measureFrames { scrolled = try browser.scrollThrough() }
+        print("BrowserKitTests: scrolling \(scrolled) px of 1,500 rows: \(report)")
+        // The trace covered the scroll: it drew frames and saw the page's tasks.
+        #expect(scrolled >= 9_000)
+        #expect(report.frames > 10 && report.longestFrame > 0 && report.longestTask > 0, "\(report)")
     }
 }

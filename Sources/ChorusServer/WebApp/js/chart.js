@@ -27,7 +27,7 @@ function describe(m) {
 
 const WIDTH = 360;       // the viewBox width: the chart scales to its container, 360 px on a phone
 const ROW = 70;          // one member: a name line, a bar, a line of figures
-const NAME_CHARACTERS = 26; // longer names are cut on screen (not in the label) so they keep off the points
+const NAME_CHARACTERS = 30; // longer names are cut on screen (not in the label) so they keep off the points
 const BAR = 18;
 const LEFT = 8;
 const BAR_WIDTH = WIDTH - 2 * LEFT;
