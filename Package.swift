@@ -38,9 +38,11 @@ let package = Package(
         .target(name: "ChorusWeb", dependencies: ["ChorusProtocol", "ChorusCrypto"]),
 
         // Wiring.
+        // The web app's files (HTML, CSS, JavaScript modules) are a resource folder, shipped
+        // next to the binary as chorus_ChorusServer.resources and read once at start.
         .target(name: "ChorusServer", dependencies: [
             "ChorusWeb", "ChorusProtocol", "ChorusCore", "ChorusRendering", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
-        ]),
+        ], resources: [.copy("WebApp")]),
         .target(name: "ChorusClient", dependencies: ["ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
         .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusCore", "ChorusCrypto", "CLinux"]),
         .executableTarget(name: "chorus", dependencies: ["ChorusClient", "ChorusProtocol"]),

@@ -57,8 +57,13 @@ public struct When: Sendable, Equatable {
                   let moment = calendar.date(bySettingHour: hour, minute: minute, second: 0, of: start)
             else { throw .badDate(word.text, accepted: DateWord.accepted) }
             self = instant(moment)
+        case .utcTime(let date, let hour, let minute, let second):
+            self = When(stored: date.text + "T" + When.twoDigits(hour) + ":" + When.twoDigits(minute) + ":"
+                + When.twoDigits(second) + "Z", dateOnly: false)
         }
     }
+
+    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     /// The moment this value stands for. A date alone means `hour`:`minute` local time on
     /// that day: the end of the day for a due date, 09:00 for a reminder.

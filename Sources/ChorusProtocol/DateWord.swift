@@ -17,13 +17,17 @@ public struct DateWord: Sendable, Equatable {
         case date(CivilDate)
         /// `YYYY-MM-DDTHH:MM`, local time.
         case localTime(CivilDate, hour: Int, minute: Int)
+        /// `YYYY-MM-DDTHH:MMZ` or `YYYY-MM-DDTHH:MM:SSZ`: a moment in UTC, the form the
+        /// server writes times in, so a client in another zone than the server's (a
+        /// browser) names the moment its person meant, and a stored time goes back as is.
+        case utcTime(CivilDate, hour: Int, minute: Int, second: Int)
     }
 
     /// As typed, for error messages.
     public let text: String
     public let form: Form
 
-    public static let accepted = "YYYY-MM-DD, YYYY-MM-DDTHH:MM, today, tomorrow, +Nd, +Nh, +Nm or a weekday name"
+    public static let accepted = "YYYY-MM-DD, YYYY-MM-DDTHH:MM[Z], today, tomorrow, +Nd, +Nh, +Nm or a weekday name"
     public static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
 
     public init(text: String, form: Form) {
@@ -62,6 +66,23 @@ public struct DateWord: Sendable, Equatable {
            (0...23).contains(hour), (0...59).contains(minute) {
             return .localTime(date, hour: hour, minute: minute)
         }
-        return nil
+        return utcTime(text)
+    }
+
+    /// `YYYY-MM-DDTHH:MMZ` or `YYYY-MM-DDTHH:MM:SSZ`, digits only where digits go.
+    private static func utcTime(_ text: String) -> Form? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 17 || bytes.count == 20, bytes.last == UInt8(ascii: "Z"), bytes[10] == UInt8(ascii: "T"),
+              bytes[13] == UInt8(ascii: ":"), bytes.count == 17 || bytes[16] == UInt8(ascii: ":"),
+              let date = CivilDate(parsing: String(decoding: bytes[0..<10], as: UTF8.self)) else { return nil }
+        func number(_ at: Int) -> Int? {
+            let pair = bytes[at..<(at + 2)]
+            guard pair.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+            return Int(pair[at] - UInt8(ascii: "0")) * 10 + Int(pair[at + 1] - UInt8(ascii: "0"))
+        }
+        guard let hour = number(11), let minute = number(14), (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        let second = bytes.count == 20 ? number(17) : 0
+        guard let second, (0...59).contains(second) else { return nil }
+        return .utcTime(date, hour: hour, minute: minute, second: second)
     }
 }

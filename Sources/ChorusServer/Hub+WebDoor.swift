@@ -150,7 +150,7 @@ extension Hub {
             reply(.text(405, "method not allowed", headers: [.init("Allow", "GET, HEAD")]))
             return
         }
-        if let file = WebAppFiles.file(at: head.path) {
+        if let file = WebAppFiles.response(for: head.path, ifNoneMatch: head.headerValues("if-none-match")) {
             reply(file)
             return
         }

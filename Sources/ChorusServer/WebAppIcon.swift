@@ -1,8 +1,9 @@
 import ChorusWeb
 
-/// The app's icon: a white check mark on the household green, full bleed so the same
-/// picture serves as a maskable icon (the mark stays inside the middle 80 % a launcher
-/// may keep). Drawn at start rather than shipped as files.
+/// The app's icon: a white check mark on the household green, full bleed. The maskable
+/// one draws the mark smaller, well inside the safe zone (the circle of 40 % of the side
+/// around the middle that every launcher's mask keeps). Drawn at start rather than
+/// shipped as files.
 enum WebAppIcon {
     static let green: (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) = (0x2f, 0x6f, 0x4f, 0xff)
     static let white: (red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8) = (0xff, 0xff, 0xff, 0xff)
@@ -13,15 +14,35 @@ enum WebAppIcon {
         ((0.44, 0.68), (0.74, 0.36)),
     ]
 
-    static func png(size: Int) -> [UInt8] {
+    /// How much smaller the maskable icon's mark is, around the middle.
+    static let maskableScale = 0.7
+
+    /// The farthest any white pixel is from the middle, as a fraction of the side.
+    static func reach(maskable: Bool) -> Double {
+        let scale = maskable ? maskableScale : 1
+        var far = 0.0
+        for stroke in strokes {
+            for end in [stroke.from, stroke.to] {
+                let (dx, dy): (Double, Double) = (end.0 - 0.5, end.1 - 0.5)
+                far = max(far, (dx * dx + dy * dy).squareRoot())
+            }
+        }
+        return (far + 0.045) * scale
+    }
+
+    static func png(size: Int, maskable: Bool = false) -> [UInt8] {
         var image = PNGImage(width: size, height: size, fill: green)
-        let half = 0.045 * Double(size)
+        let scale = maskable ? maskableScale : 1
+        let side = Double(size)
+        let half = 0.045 * side * scale
+        func place(_ point: (Double, Double)) -> (Double, Double) {
+            ((0.5 + (point.0 - 0.5) * scale) * side, (0.5 + (point.1 - 0.5) * scale) * side)
+        }
         for y in 0..<size {
             for x in 0..<size {
                 let point = (Double(x) + 0.5, Double(y) + 0.5)
                 let near = strokes.contains { stroke in
-                    distance(point, (stroke.from.0 * Double(size), stroke.from.1 * Double(size)),
-                             (stroke.to.0 * Double(size), stroke.to.1 * Double(size))) <= half
+                    distance(point, place(stroke.from), place(stroke.to)) <= half
                 }
                 if near { image.set(x: x, y: y, white) }
             }

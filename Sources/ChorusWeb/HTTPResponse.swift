@@ -28,15 +28,22 @@ public struct HTTPResponse: Sendable, Equatable {
                      headers: headers)
     }
 
-    /// What every response carries. The policy allows the server's own origin only: no
-    /// inline script or style, no other host, no framing, forms only back here.
+    /// The page's policy: nothing unless named, and what is named only from the server's
+    /// own origin (`'self'` covers `wss:` to it): no inline script or style, no other host,
+    /// no framing, forms only back here. Trusted Types make every HTML sink (`innerHTML`,
+    /// `outerHTML`, `insertAdjacentHTML`, `document.write`) throw, so text can only ever
+    /// reach the page as text; the one policy allowed, `chorus`, only names the service
+    /// worker's script (`/sw.js`) and makes no HTML.
+    public static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; "
+        + "img-src 'self' data:; connect-src 'self'; manifest-src 'self'; worker-src 'self'; object-src 'none'; "
+        + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'; require-trusted-types-for 'script'; trusted-types chorus"
+
+    /// What every response carries.
     public static let securityHeaders: [Header] = [
         Header("Strict-Transport-Security", "max-age=31536000"),
         Header("X-Content-Type-Options", "nosniff"),
         Header("Referrer-Policy", "no-referrer"),
-        Header("Content-Security-Policy",
-               "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-               + "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"),
+        Header("Content-Security-Policy", contentSecurityPolicy),
     ]
 
     /// The response's bytes. `headOnly` (a HEAD request, or a 304) leaves the body out but

@@ -40,6 +40,14 @@ import Testing
         #expect(try parse("+2h").dateOnly == false)
     }
 
+    /// A time given in UTC (a browser's, in its person's zone, converted) is that moment,
+    /// whatever the server's zone; the stored form goes back unchanged.
+    @Test func utcForms() throws {
+        #expect(try parse("2026-12-05T18:00Z").stored == "2026-12-05T18:00:00Z")
+        #expect(try parse("2026-12-05T17:00:00Z").stored == "2026-12-05T17:00:00Z")
+        #expect(try parse("2026-12-05T17:00:00Z").dateOnly == false)
+    }
+
     /// Malformed or impossible values are refused naming the accepted forms.
     @Test func badValues() {
         for text in ["someday", "2026-02-30", "2026-13-01", "2026-1-5", "26-12-05", "+d", "+5w", "2026-12-05T25:00",

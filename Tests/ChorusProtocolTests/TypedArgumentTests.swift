@@ -98,11 +98,14 @@ struct TypedArgumentTests {
             ("today", .today), ("TOMORROW", .tomorrow), ("+3d", .daysAhead(3)), ("+2h", .hoursAhead(2)), ("+90m", .minutesAhead(90)),
             ("fri", .weekday(5)), ("Sunday", .weekday(0)), ("2026-12-05", .date(CivilDate(year: 2026, month: 12, day: 5))),
             ("2026-12-05T18:30", .localTime(CivilDate(year: 2026, month: 12, day: 5), hour: 18, minute: 30)),
+            ("2026-12-05T18:30Z", .utcTime(CivilDate(year: 2026, month: 12, day: 5), hour: 18, minute: 30, second: 0)),
+            ("2026-12-05T18:30:07Z", .utcTime(CivilDate(year: 2026, month: 12, day: 5), hour: 18, minute: 30, second: 7)),
         ]
         for (text, form) in forms {
             #expect(try DateWord(parsing: text) == DateWord(text: text, form: form), "\(text)")
         }
-        for bad in ["", "+3w", "+3651d", "2026-13-01", "1969-12-31", "2026-12-05T24:00", "2026-12-05 18:30", "fr"] {
+        for bad in ["", "+3w", "+3651d", "2026-13-01", "1969-12-31", "2026-12-05T24:00", "2026-12-05 18:30", "fr",
+                    "2026-12-05T18:30z", "2026-12-05T24:00Z", "2026-12-05T18:3+Z", "2026-12-05T18:30:60Z", "2026-12-05T18:30+01:00"] {
             #expect(throws: ChorusError.self, "\(bad)") { try DateWord(parsing: bad) }
         }
     }

@@ -55,7 +55,7 @@ import Testing
         #expect(page.headers["x-content-type-options"] == "nosniff")
         #expect(page.headers["referrer-policy"] == "no-referrer")
         let policy = page.headers["content-security-policy"] ?? ""
-        #expect(policy.contains("default-src 'self'") && policy.contains("script-src 'self'") && !policy.contains("unsafe-inline"))
+        #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && !policy.contains("unsafe-inline"))
         // Kept alive: the same connection answers again, HEAD without a body.
         let head = try web.request("HEAD", "/")
         #expect(head.status == 200 && head.body.isEmpty && head.headers["content-length"] == page.headers["content-length"])
