@@ -211,5 +211,14 @@ import Testing
         }
         try bob.browser.saveScreenshot("housemates-bob-chat")
         try cleo.browser.saveScreenshot("housemates-cleo-chat")
+        // The accessibility audit on the live screens: the tablet's split view with a busy
+        // chat, and the phone's task list of a household of four.
+        let split = try bob.browser.accessibilityFindings()
+        #expect(split.isEmpty, "bob's tablet: \(split)")
+        try ann.navigate("Households")
+        try ann.browser.click(ann.browser.waitFor("the household") { try ann.browser.visibleElements(".room-row[data-room=\"\(room)\"] a") })
+        try ann.section("tasks")
+        let phone = try ann.browser.accessibilityFindings()
+        #expect(phone.isEmpty, "ann's phone: \(phone)")
     }
 }
