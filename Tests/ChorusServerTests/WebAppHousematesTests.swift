@@ -7,7 +7,7 @@ import Testing
 /// labels), clicking and typing through WebDriver. Each sees the others' changes live,
 /// the line housemate sees the browsers' and the browsers see his, a phone that loses its
 /// connection catches up when it is back, and a reload keeps the screen.
-@Suite(.serialized) struct WebAppHousematesTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct WebAppHousematesTests {
     static let runs = Browser.isInstalled || ProcessInfo.processInfo.environment["CI"] == "true"
 
     /// One person at their browser.
@@ -172,10 +172,7 @@ import Testing
         let water = id(try dan.ok("TASK ADD \(room) \"Water the plants\" assign=cleo due=tomorrow")["task"])
         try cleo.sees("Water the plants", in: "[data-screen=stream] .task-row[data-task=\"\(water)\"]")
 
-        for person in people {
-            let problems = try person.browser.consoleProblems()
-            #expect(problems.isEmpty, "\(person.name): \(problems)")
-        }
+        for person in people { try person.browser.expectCleanConsole(person.name) }
 
         // Cleo's phone loses its connection: the banner says so; meanwhile Bob writes and
         // Dan adds her another task. Back online, her app catches up.
@@ -205,10 +202,7 @@ import Testing
         #expect(try bob.browser.isShowing(screen: "rooms") && bob.browser.isShowing(screen: "room"))
         #expect(try !ann.browser.isShowing(screen: "rooms") || !ann.browser.isShowing(screen: "room"))
 
-        for person in [ann, bob] {
-            let problems = try person.browser.consoleProblems()
-            #expect(problems.isEmpty, "\(person.name): \(problems)")
-        }
+        for person in [ann, bob] { try person.browser.expectCleanConsole(person.name) }
         try bob.browser.saveScreenshot("housemates-bob-chat")
         try cleo.browser.saveScreenshot("housemates-cleo-chat")
         // The accessibility audit on the live screens: the tablet's split view with a busy
