@@ -215,4 +215,46 @@ import Testing
         let phone = try ann.browser.accessibilityFindings()
         #expect(phone.isEmpty, "ann's phone: \(phone)")
     }
+
+    /// A phone that sleeps: its connection stays open but nothing passes (the door stalls,
+    /// as a network that drops packets or a suspended radio does). The app's own PING,
+    /// unanswered, tells it the socket is dead; it says it is offline, and once the network
+    /// is back it reconnects and shows what was said and assigned meanwhile.
+    @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
+    func aSleepingPhoneFindsItsDeadConnectionAndCatchesUp() throws {
+        guard BrowserKitTests.haveBrowser() else { return }
+        let app = try WebAppServer()
+        let ann = Person(name: "ann", browser: try Browser(size: .phone), door: 0)
+        let bob = try app.server.device("bob")
+        try ann.browser.open(app.url() + "#/register")
+        try ann.browser.fill("Name", with: "ann")
+        try ann.browser.fill("Password", with: defaultPassword)
+        try ann.browser.tap("Create account")
+        _ = try ann.browser.screen("rooms")
+        try ann.browser.fill("New household", with: "Boat")
+        try ann.browser.tap("Create")
+        _ = try ann.browser.screen("room")
+        let room = try ann.openRoom()
+        try ann.section("members")
+        try ann.browser.fill("Add someone by name", with: "bob", in: "[data-screen=room]")
+        try ann.browser.tap("Add", in: "[data-screen=room]")
+        #expect(try bob.event()["event"] as? String == "room.invited")
+        try bob.ok("ROOM ACCEPT \(room)")
+        try ann.section("chat")
+
+        let slept = Date()
+        app.doors[0].stall()
+        try bob.ok("SAY \(room) are you awake?")
+        let task = id(try bob.ok("TASK ADD \(room) \"Bail out\" assign=ann")["task"])
+        // The app pings every 25 s and waits 10 s for the answer: within 35 s it knows.
+        try ann.browser.waitUntil("ann's offline banner", timeout: 50) {
+            try !ann.browser.visibleElements("[data-banner=offline]").isEmpty
+        }
+        print(String(format: "WebAppHousematesTests: a stalled connection was noticed after %.1f s", Date().timeIntervalSince(slept)))
+        app.doors[0].resume()
+        try ann.sees("are you awake?", in: ".messages .message", timeout: 45)
+        try ann.browser.waitUntil("the banner gone") { try ann.browser.visibleElements("[data-banner=offline]").isEmpty }
+        try ann.section("tasks")
+        try ann.sees("Bail out", in: "[data-screen=room] .task-row[data-task=\"\(task)\"]")
+    }
 }
