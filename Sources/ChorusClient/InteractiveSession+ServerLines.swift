@@ -33,12 +33,16 @@ extension InteractiveSession {
             }
         }
         syncCursorIfDue()
+        lookForReadRoomsIfDue()
     }
 
     private func showLiveEvent(_ line: ServerLine) {
-        console.show(line.raw, style: jsonWire ? .plain : .event)
+        // Another device of this person marked a room read: bookkeeping for apps, not news.
+        let readElsewhere = Self.isReadMarkerEvent(line)
+        if !readElsewhere { console.show(line.raw, style: jsonWire ? .plain : .event) }
         guard credentials != nil else { return }
         guard let id = line.eventID else { return } // `bye` is not stored
+        if !readElsewhere { reads.printed(eventID: id) }
         let key = "#\(id)"
         if search != nil {
             shownDuringSearch.append(key)
@@ -74,6 +78,7 @@ extension InteractiveSession {
             cursor = nil
             search = nil
             away = nil
+            reads = ReadFollower()
         case ("QUIT", _):
             quitRequested = true
         default:
@@ -89,6 +94,7 @@ extension InteractiveSession {
         account = Self.accountName(login, reply: reply)
         cursor = nil
         away = nil
+        reads = ReadFollower()
         startFollowing()
     }
 
@@ -141,11 +147,12 @@ extension InteractiveSession {
                 restartCursor(at: page.last, own: "replay")
                 return
             }
-            let missed = current.absorb(page, replaying: true)
+            // A marker moved on another device is no news to replay.
+            let missed = current.absorb(page, replaying: true).filter { !Self.isReadMarkerEvent(ServerLine($0.display)) }
             if away != nil {
                 away?.take(missed)
             } else {
-                for entry in missed { console.show(entry.display, style: jsonWire ? .plain : .event) }
+                for entry in missed { show(replayed: entry) }
             }
             cursor = current
             if page.more {
@@ -154,6 +161,15 @@ extension InteractiveSession {
                 replaying = false
                 showAway()
             }
+        case "unread":
+            if let counts = UnreadRooms.counts(body: body, final: final) {
+                for room in reads.looked(counts) { link?.send(own: "read", "READ \(room) \(reads.printedUpTo)") }
+            } else {
+                reads.lookFailed()
+            }
+        case "read":
+            // A room left or deleted meanwhile: nothing to mark, nothing to say.
+            break
         default:
             if final.kind == .error { console.notice(final.errorMessage) }
         }
@@ -162,6 +178,8 @@ extension InteractiveSession {
     private func finishLogin(_ final: ServerLine) throws(ClientFailure) {
         if final.kind == .ok {
             if !established && !jsonWire { console.show(final.untagged, style: .ok) }
+            // When it starts: which rooms have news, one line each ("3 new in Flat 2B").
+            if !established { for news in UnreadRooms.loginNews(final) { console.notice(news) } }
             if cursor == nil, let credentials { account = Self.accountName(credentials, reply: final) }
             becomeReady()
             return
@@ -240,7 +258,32 @@ extension InteractiveSession {
         guard let missed = away else { return }
         away = nil
         for line in missed.heading { console.notice(line) }
-        for entry in missed.kept { console.show(entry.display, style: jsonWire ? .plain : .event) }
+        for entry in missed.kept { show(replayed: entry) }
+        reads.absenceShown(whole: missed.leftOut == 0)
+    }
+
+    /// An event SYNC gave back, printed as it would have been live.
+    private func show(replayed entry: SyncPage.Entry) {
+        console.show(entry.display, style: jsonWire ? .plain : .event)
+        reads.printed(eventID: entry.id)
+    }
+
+    /// `room.read`: `* read Flat 2B (#3) up to #412 ...`, or JSON `"event":"room.read"`.
+    static func isReadMarkerEvent(_ line: ServerLine) -> Bool {
+        guard line.kind == .event else { return false }
+        if let json = line.json { return json["event"] as? String == "room.read" }
+        // Stricter than its first word: "read" may be someone's name.
+        return line.untagged.wholeMatch(of: /\* read .+ \(#\d+\) up to #\d+ · .+/) != nil
+    }
+
+    /// Asks which rooms' counts grew (`ReadFollower`), when due: logged in and the start-up
+    /// replay over. The first look goes right after the login, so what comes after it is growth.
+    func lookForReadRoomsIfDue() {
+        guard credentials != nil, let link, link.ready, away == nil, !replaying else { return }
+        let now = ContinuousClock.now
+        guard reads.shouldLook(now: now) else { return }
+        reads.lookSent(now: now)
+        link.send(own: "unread", "ROOMS")
     }
 
     /// Writes the cursor to `seenEvents` when it moved: at most once a second, or `now`

@@ -71,6 +71,8 @@ public final class InteractiveSession {
     var savedLast: Int64?
     var savedAt = ContinuousClock.now
     var seenUnwritable = false
+    /// Which rooms the terminal showed news of, to mark them read.
+    var reads = ReadFollower()
 
     public init(connector: ServerConnector, credentials: Credentials?, json: Bool, console: Console, input: PersonInput,
                 seenEvents: SeenEventsFile? = nil, replayAway: Bool = true) {
@@ -149,6 +151,7 @@ public final class InteractiveSession {
         if let link, link.ready, ContinuousClock.now - link.lastSent >= Self.pingInterval {
             link.send(own: "ping", "PING")
         }
+        lookForReadRoomsIfDue()
         saveSeen(now: false)
     }
 
@@ -230,6 +233,7 @@ public final class InteractiveSession {
         guard established else { throw ClientFailure("\(connector.endpoint) closed the connection") }
         cursorSyncInFlight = false
         replaying = false
+        if reads.inFlight { reads.lookFailed() }
         // Dropped before the newest-id search was over: without a cursor the reconnect
         // would search again and skip what was missed meanwhile, so replay from what the
         // search knows instead, with what was shown live so far as seen.

@@ -20,7 +20,7 @@ final class SessionLink {
 
     /// The client's own request names (`send(own:)`): a server's line under any other
     /// `@chorus.` tag is not kept.
-    static let ownNames: Set<String> = ["cursor", "login", "mode", "ping", "probe", "replay"]
+    static let ownNames: Set<String> = ["cursor", "login", "mode", "ping", "probe", "read", "replay", "unread"]
     /// The most body held for the client's own replies: SYNC pages are about 256 KiB, so a
     /// server past this is not answering a request of ours, and is not let grow the client.
     static let maxBodyBytes = 8 * 1024 * 1024

@@ -11,6 +11,18 @@ public enum ReadMarker {
     /// is written here only.
     public static let countedEvents = ["message", "comment"]
 
+    /// The most a count says: a room with more unread shows this many. Counting walks the
+    /// unread events, on the database thread every command shares, so a member who never
+    /// reads (a bot in a busy room) must not make every ROOMS and login walk all history.
+    public static let countLimit = 1000
+
+    /// The room as someone who has just joined it sees it: nothing in it is news to them
+    /// yet. (Their count starts at their joining, which the store learns only once the
+    /// joining's event has its id: the reply to a join says so itself.)
+    public static func justJoined(_ room: RoomRecord) -> RoomRecord {
+        RoomRecord(id: room.id, name: room.name, role: room.role, progress: room.progress, open: room.open, unread: 0)
+    }
+
     /// Where a READ moves the marker: `requested` clamped to the newest event there is (an
     /// id from the future would mark events not yet said), or nil when that is not past
     /// the stored marker — a lower id changes nothing, so devices reading in any order agree.

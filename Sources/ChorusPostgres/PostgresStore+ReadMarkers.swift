@@ -21,17 +21,18 @@ extension PostgresStore {
     /// for `ReadMarker`. It walks the room's events after the later of the marker and the
     /// joining (`events_by_room (room, id) WHERE user_id IS NULL`), keeping those whose
     /// name is in the text array at `$parameter` (`countedEventNames`) and whose actor is
-    /// not the member.
+    /// not the member, and stops at `ReadMarker.countLimit` of them.
     static func unreadCount(parameter: Int) -> String {
         """
-        (SELECT count(*) FROM events e
+        (SELECT count(*) FROM (SELECT 1 FROM events e
           WHERE e.room = m.room AND e.user_id IS NULL
             AND e.id > greatest(
               coalesce((SELECT k.event FROM read_markers k WHERE k.user_id = m.user_id AND k.room = m.room), 0),
               coalesce((SELECT max(s.first_event) FROM memberships s
                          WHERE s.user_id = m.user_id AND s.room = m.room AND s.last_event IS NULL), 0))
             AND e.name = ANY($\(parameter)::text[])
-            AND e.by IS DISTINCT FROM (SELECT u.name FROM users u WHERE u.id = m.user_id))
+            AND e.by IS DISTINCT FROM (SELECT u.name FROM users u WHERE u.id = m.user_id)
+          LIMIT \(ReadMarker.countLimit)) AS counted)
         """
     }
 

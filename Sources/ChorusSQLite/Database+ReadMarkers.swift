@@ -20,18 +20,19 @@ extension Database {
     /// scalar subquery: the candidate query for `ReadMarker`. It walks the room's events
     /// after the later of the marker and the joining (`events_by_room`: room events have
     /// no user), keeping those named at `?first`, `?first+1`... (`countedEventValues`)
-    /// whose actor is not the member.
+    /// whose actor is not the member, and stops at `ReadMarker.countLimit` of them.
     static func unreadCount(firstParameter first: Int) -> String {
         let names = ReadMarker.countedEvents.indices.map { "?\(first + $0)" }.joined(separator: ", ")
         return """
-            (SELECT count(*) FROM events e
+            (SELECT count(*) FROM (SELECT 1 FROM events e
               WHERE e.room = m.room AND e.user IS NULL
                 AND e.id > max(
                   coalesce((SELECT k.event FROM read_markers k WHERE k.user = m.user AND k.room = m.room), 0),
                   coalesce((SELECT max(s.first_event) FROM memberships s
                              WHERE s.user = m.user AND s.room = m.room AND s.last_event IS NULL), 0))
                 AND e.name IN (\(names))
-                AND e.by IS NOT (SELECT u.name FROM users u WHERE u.id = m.user))
+                AND e.by IS NOT (SELECT u.name FROM users u WHERE u.id = m.user)
+              LIMIT \(ReadMarker.countLimit)))
             """
     }
 

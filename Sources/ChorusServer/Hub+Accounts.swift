@@ -53,6 +53,8 @@ extension Hub {
         } finish: { [unowned self] session, signUp in
             let account = signUp.account
             setAccount(account, of: session)
+            // Now the new account's, by password: not the token it may have logged in with before.
+            session.token = nil
             var fields = [("user", Self.userShape(account))]
             var joined = ""
             if let room = signUp.room {
@@ -62,9 +64,8 @@ extension Hub {
             } else {
                 Log.info("registered", ["user": account.name, "addr": address, "session": session.id])
             }
-            // A new account has read nothing, and a room it just joined holds nothing new to
-            // it (`ReadMarker`): the login replies' `unread`, empty, so clients read all three alike.
-            fields.append(LoginSummary.none.unreadField)
+            // The login replies' `unread`, empty here, so clients read all three alike.
+            fields += LoginSummary.newAccount.unreadFields
             return .ok("welcome \(account.name) — you are logged in\(joined)", fields)
         }
     }
@@ -101,7 +102,7 @@ extension Hub {
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
             return .ok("logged in as \(login.account.name)\(login.summary.text)",
-                       [("user", Self.userShape(login.account)), login.summary.unreadField])
+                       [("user", Self.userShape(login.account))] + login.summary.unreadFields)
         } unanswered: { [unowned self] login in
             holdAgain(login.notices, for: login.account.id)
         }
@@ -140,7 +141,7 @@ extension Hub {
             sendPendingNotices(login.notices, to: session)
             takeNoticesPassedBeforeLogin(session, since: login.streamStart)
             return .ok("logged in as \(login.account.name) with a token\(login.summary.text)",
-                       [("user", Self.userShape(login.account)), ("token", Self.tokenShape(token)), login.summary.unreadField])
+                       [("user", Self.userShape(login.account)), ("token", Self.tokenShape(token))] + login.summary.unreadFields)
         } unanswered: { [unowned self] outcome in
             holdAgain(outcome.0.notices, for: outcome.0.account.id)
         }

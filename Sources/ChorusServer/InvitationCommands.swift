@@ -72,7 +72,7 @@ extension CommandContext {
         let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(caller.name)), ("role", .string("member"))],
                                    text: "\(caller.name) joined \(room.name) at \(invitation.invitedBy)'s invitation")
         try db.openMembership(room: room.id, user: caller.id, fromEvent: event)
-        return result(.ok("joined \(room.name) (#\(room.id))", [("room", present.room(room))]))
+        return result(.ok("joined \(room.name) (#\(room.id))", [("room", present.room(ReadMarker.justJoined(room)))]))
     }
 
     /// ROOM DECLINE R: the invitation ends; nobody is told.

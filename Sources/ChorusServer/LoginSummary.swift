@@ -8,8 +8,9 @@ import Foundation
 struct LoginSummary: Sendable {
     /// The text after "logged in as NAME".
     let text: String
-    /// The rooms with unread messages or comments, by id: JSON `unread`.
-    let unread: [UnreadRoom]
+    /// The rooms with unread messages or comments, by id: JSON `unread`. Nil when the
+    /// summary could not be read: the reply then says nothing rather than "nothing new".
+    let unread: [UnreadRoom]?
 
     struct UnreadRoom: Sendable, Equatable {
         let id: Int64
@@ -18,7 +19,11 @@ struct LoginSummary: Sendable {
     }
 
     /// For a login that failed, or whose summary could not be read.
-    static let none = LoginSummary(text: "", unread: [])
+    static let none = LoginSummary(text: "", unread: nil)
+
+    /// A new account's: it has read nothing, and a room it joined as it signed up holds
+    /// nothing new to it (`ReadMarker.justJoined`).
+    static let newAccount = LoginSummary(text: "", unread: [])
 
     static func read(for user: Int64, db: any Store, now: Date) throws -> LoginSummary {
         let rooms = try db.rooms(ofUser: user, now: now)
@@ -33,10 +38,12 @@ struct LoginSummary: Sendable {
         return LoginSummary(text: text, unread: unread)
     }
 
-    /// `"unread":[{"room":ID,"name":NAME,"unread":N}]`, empty when nothing is unread.
-    var unreadField: (String, JSONValue) {
-        ("unread", .array(unread.map { room in
+    /// `"unread":[{"room":ID,"name":NAME,"unread":N}]`, empty when nothing is unread; no
+    /// field at all when the summary could not be read.
+    var unreadFields: [(String, JSONValue)] {
+        guard let unread else { return [] }
+        return [("unread", .array(unread.map { room in
             .object([("room", .int(room.id)), ("name", .string(room.name)), ("unread", .int(room.unread))])
-        }))
+        }))]
     }
 }

@@ -189,7 +189,7 @@ extension CommandContext {
         let event = try emitToRoom("member.added", room: room.id, payload: [("user", .string(caller.name)), ("role", .string("member"))],
                                    text: "\(caller.name) joined \(room.name) with an invite from \(invite.createdBy)")
         try db.openMembership(room: room.id, user: caller.id, fromEvent: event)
-        return room
+        return ReadMarker.justJoined(room)
     }
 
     /// The open tasks someone holds in a room, before they leave it.

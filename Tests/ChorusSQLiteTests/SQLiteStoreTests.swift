@@ -149,7 +149,8 @@ extension SQLiteStoreTests {
         #expect(plan.contains { $0.contains("events_by_room") && $0.contains("rowid>?") }, "\(plan)")
         #expect(plan.contains { $0.contains("USING PRIMARY KEY (user=? AND room=?)") }, "the marker, by key: \(plan)")
         #expect(plan.contains { $0.contains("memberships_by_user") }, "\(plan)")
-        let scans = plan.filter { $0.hasPrefix("SCAN ") && !$0.contains("USING") }
+        // The count reads its own subquery's rows (at most `ReadMarker.countLimit`): no table.
+        let scans = plan.filter { $0.hasPrefix("SCAN ") && !$0.contains("USING") && !$0.hasPrefix("SCAN (subquery") }
         #expect(scans.isEmpty, "\(plan)")
     }
 

@@ -33,6 +33,7 @@ import Testing
         Row("TASKS {R} all",                        200,  200,  200,  404),
         Row("HISTORY {R}",                          200,  200,  200,  404),
         Row("SAY {R} anyone seen my keys?",         200,  200,  200,  404),
+        Row("READ {R} 1",                           200,  200,  200,  404),
         Row("TASK ADD {R} \"Buy milk\"",            200,  200,  200,  404),
         Row("TASK SHOW {T}",                        200,  200,  200,  404),
         Row("COMMENT {T} on it",                    200,  200,  200,  404),

@@ -68,6 +68,15 @@ import Testing
         #expect(object(who["user"])["name"] as? String == "ann")
         #expect(object(who["token"])["label"] as? String == "phone" && object(who["token"])["kind"] as? String == "device", "\(who)")
 
+        // A token session that signs up or logs in as someone else holds no token any more.
+        let switching = try Device(client: try server.client(), user: "ann", label: "switching")
+        try switching.ok("AUTH \(secret)")
+        try switching.ok("REGISTER zoe \"\(defaultPassword)\"")
+        #expect(try switching.ok("WHOAMI")["token"] == nil)
+        try switching.ok("AUTH \(secret)")
+        try switching.ok("LOGIN zoe \"\(defaultPassword)\"")
+        #expect(try switching.ok("WHOAMI")["token"] == nil)
+
         let text = try server.client()
         #expect(try text.last("AUTH \(secret)").hasPrefix("OK logged in as ann with a token"))
         #expect(try text.last("WHOAMI") == "OK ann · device token phone")

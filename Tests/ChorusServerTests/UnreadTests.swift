@@ -91,6 +91,18 @@ import Testing
         #expect(try alice.ok("ROOM ADD \(room) carol")["invited"] as? Bool == true)
         let invited = try firstRoom(carol)
         #expect(invited["unread"] == nil, "an invitation shows no count: \(invited)")
+
+        // What the room said before carol joined is history to her, not news.
+        let accepted = try carol.ok("ROOM ACCEPT \(room)")
+        #expect(object(accepted["room"])["unread"] as? Int == 0, "\(accepted)")
+        #expect(try firstRoom(carol)["unread"] as? Int == 0)
+        let code = try #require(try alice.ok("ROOM INVITE \(room)")["code"] as? String)
+        let dan = try server.device("dan")
+        #expect(object(try dan.ok("ROOM JOIN \(code)")["room"])["unread"] as? Int == 0)
+        #expect(try firstRoom(dan)["unread"] as? Int == 0)
+        try alice.ok("SAY \(room) welcome both")
+        #expect(try firstRoom(carol)["unread"] as? Int == 1)
+        #expect(try firstRoom(dan)["unread"] as? Int == 1)
     }
 
     /// The login line tells what is new, per room: JSON `unread` and text "· 2 new in Flat 2B";

@@ -406,4 +406,32 @@ import Testing
         #expect(deleted["event"] as? String == "task.deleted" && deleted["task"] as? Int == task, "\(deleted)")
         #expect(try other.code("TASK SHOW \(task)") == 404)
     }
+
+    /// The service worker keeps the app's shell: with the server gone, the app still opens
+    /// (from the cache, under the same policy) and says it is offline; once the server is
+    /// back it signs in with its device token and shows the households.
+    @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
+    func theAppOpensWithoutTheServerAndComesBackWithIt() throws {
+        guard let browser = try Self.browser() else { return }
+        let server = try TestServer()
+        let page = WebAppPage(browser: browser)
+        try browser.open("https://localhost:\(server.port)/#/register")
+        try page.register("lou")
+        let room = try page.createHousehold("Shed")
+        try page.wait("the worker in charge", for: "navigator.serviceWorker.ready.then(() => !!navigator.serviceWorker.controller)", timeout: 20)
+        let cached = try page.evaluate("caches.keys().then((names) => names.filter((n) => n.startsWith('chorus-')).length)") as? Int
+        #expect(cached == 1)
+
+        let port = server.port
+        server.stop()
+        try browser.reload()
+        try page.wait("the offline banner on a page from the cache", for: "!document.querySelector('[data-banner=offline]').hidden", timeout: 20)
+        #expect(try page.evaluate("document.querySelector('#main') !== null && document.title.endsWith('Chorus')") as? Bool == true)
+        server.configuration.port = port
+        try server.restart()
+        try page.wait("the household once the server is back", for: "document.querySelector('[data-screen=room]')?.dataset.room === '\(room)'", timeout: 45)
+        try page.wait("the banner gone", for: "document.querySelector('[data-banner=offline]').hidden")
+        let problems = try browser.consoleProblems().filter { !$0.message.contains("ERR_CONNECTION_REFUSED") && !$0.message.contains("WebSocket connection") }
+        #expect(problems.isEmpty, "\(problems)")
+    }
 }

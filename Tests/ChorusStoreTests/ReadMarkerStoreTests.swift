@@ -56,6 +56,23 @@ import Testing
         #expect(try store.run { try $0.readMarker(user: home.bob, room: room) } == 0)
     }
 
+    /// A count stops at `ReadMarker.countLimit`: a room with more says that many.
+    @Test(arguments: StoreEngine.all) func aCountStopsAtItsLimit(_ engine: StoreEngine) throws {
+        let store = try StoreFixture(engine)
+        let home = try store.household()
+        let now = self.now
+        try store.run { db in
+            try db.addMember(room: home.room, user: home.bob, role: .member, joined: "t")
+            for _ in 0..<(ReadMarker.countLimit + 5) {
+                _ = try db.appendEvent(room: home.room, user: nil, name: "message", by: "alice", at: "t", payload: "{}", text: "")
+            }
+        }
+        #expect(try store.run { try $0.rooms(ofUser: home.bob, now: now).map(\.unread) } == [ReadMarker.countLimit])
+        let last = try store.run { try $0.lastEventID() }
+        try store.run { try $0.setReadMarker(user: home.bob, room: home.room, event: last - 7) }
+        #expect(try store.run { try $0.room(id: home.room, forUser: home.bob, now: now)?.unread } == 7)
+    }
+
     /// ROOMS gives each room its own count, in one query, for many rooms.
     @Test(arguments: StoreEngine.all) func eachRoomHasItsOwnCount(_ engine: StoreEngine) throws {
         let store = try StoreFixture(engine)

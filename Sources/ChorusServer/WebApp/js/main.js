@@ -221,6 +221,8 @@ session.onOpen = async () => {
       await createDeviceToken(session, reply.user.name);
     } catch (error) {
       if (!(error instanceof OfflineError)) formFailed = true;
+      // A code that no longer works: the next try makes the account without it.
+      if (invite && error.code === 404) sessionStorage.removeItem(JOIN);
       attempt.reject(error);
       throw error;
     }

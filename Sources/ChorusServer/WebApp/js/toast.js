@@ -17,6 +17,8 @@ export function toast(message, { seconds = 5, action = null, kind = "" } = {}) {
   const item = h("div", { class: `toast ${kind}`, role: "status" }, h("span", {}, message), button,
     h("button", { type: "button", class: "toast-close", "aria-label": "Dismiss", onclick: close }, "×"));
   region().append(item);
+  // A burst (notices held for a login) keeps only the newest few on screen.
+  while (region().children.length > 3) region().firstElementChild.remove();
   setTimeout(close, seconds * 1000);
   return close;
 }
