@@ -32,8 +32,9 @@ import Testing
             try browser.click(browser.link(named: name, in: "nav[aria-label=Main]"))
         }
 
-        /// Waits until `selector` matches a visible element whose text contains `text`.
-        func sees(_ text: String, in selector: String, timeout: Double = 10) throws {
+        /// Waits until `selector` matches a visible element whose text contains `text` (20 s:
+        /// CI runs the suite again under ThreadSanitizer, with every suite at once).
+        func sees(_ text: String, in selector: String, timeout: Double = 20) throws {
             try browser.waitUntil("\(name) to see \"\(text)\" in \(selector)", timeout: timeout) {
                 try browser.run(Browser.pageHelpers + """
                     return [...document.querySelectorAll(arguments[0])].some((el) => __kit.visible(el) && el.textContent.includes(arguments[1]));
