@@ -77,8 +77,14 @@ export class Session extends EventTarget {
         this.pending.delete(tag);
         reject(new OfflineError("The server did not answer in time."));
         // A reply that never comes means the connection is gone though the socket
-        // has not noticed yet (a phone that slept): start over.
-        if (this.socket === socket) socket.close(4000);
+        // has not noticed yet (a phone that slept): start over now. The browser's
+        // close event may not come for a long time on a link where nothing passes,
+        // so the session counts the socket as closed itself (closed() ignores the
+        // late event: it is no longer this.socket).
+        if (this.socket === socket) {
+          socket.close(4000);
+          this.closed(socket);
+        }
       }, timeout);
       this.pending.set(tag, { resolve, reject, timer });
       socket.send(framed);
