@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The page's console as Chromium logs it (`goog:loggingPrefs` `{"browser": "ALL"}`):
 /// script errors, failed loads, CSP refusals, and whatever the page itself logs.
@@ -22,5 +23,12 @@ extension Browser {
     /// Errors and warnings the page logged since the last call; a clean page has none.
     func consoleProblems() throws -> [ConsoleEntry] {
         try consoleEntries().filter { $0.level == "SEVERE" || $0.level == "WARNING" }
+    }
+
+    /// Records a test issue for each error or warning the page logged since the last read.
+    func expectCleanConsole(_ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        for problem in try consoleProblems() {
+            Issue.record("console\(context.isEmpty ? "" : " (\(context))"): \(problem)", sourceLocation: sourceLocation)
+        }
     }
 }

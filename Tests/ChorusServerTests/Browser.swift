@@ -137,6 +137,16 @@ final class Browser {
         return file
     }
 
+    /// Saves one element as `NAME-SIZE.png` in the screenshots folder; returns the file.
+    @discardableResult
+    func saveScreenshot(_ name: String, of element: Element) throws -> URL {
+        let folder = Self.screenshotFolder
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let file = folder.appendingPathComponent("\(name)-\(size?.rawValue ?? "window").png")
+        try screenshot(of: element).write(to: file)
+        return file
+    }
+
     static var screenshotFolder: URL {
         if let folder = ProcessInfo.processInfo.environment["CHORUS_SCREENSHOTS"], !folder.isEmpty {
             return URL(fileURLWithPath: folder)

@@ -3,7 +3,7 @@ import Testing
 
 /// The browser kit itself, on pages the tests make: each part shown able to fail (the
 /// audit finds planted faults, the console catches an error, sessions do not share storage).
-@Suite(.serialized) struct BrowserKitTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct BrowserKitTests {
     static let ci = ProcessInfo.processInfo.environment["CI"] == "true"
 
     /// The browser tests' guard: false (after recording a failure under CI) where Chromium is missing.

@@ -4,7 +4,7 @@ import Testing
 /// The budget, measured in a real Chromium and printed (times are figures to read,
 /// never asserted: this machine's two cores are shared). Only the size is a limit the
 /// test holds: the whole app, 200 KB uncompressed.
-@Suite(.serialized) struct WebAppBudgetTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct WebAppBudgetTests {
     static let runs = Browser.isInstalled || ProcessInfo.processInfo.environment["CI"] == "true"
     static let folder = TLSProfileTests.package.appendingPathComponent("Sources/ChorusServer/WebApp")
 

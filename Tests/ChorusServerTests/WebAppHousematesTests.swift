@@ -7,7 +7,7 @@ import Testing
 /// labels), clicking and typing through WebDriver. Each sees the others' changes live,
 /// the line housemate sees the browsers' and the browsers see his, a phone that loses its
 /// connection catches up when it is back, and a reload keeps the screen.
-@Suite(.serialized) struct WebAppHousematesTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct WebAppHousematesTests {
     static let runs = Browser.isInstalled || ProcessInfo.processInfo.environment["CI"] == "true"
 
     /// One person at their browser.
@@ -172,10 +172,7 @@ import Testing
         let water = id(try dan.ok("TASK ADD \(room) \"Water the plants\" assign=cleo due=tomorrow")["task"])
         try cleo.sees("Water the plants", in: "[data-screen=stream] .task-row[data-task=\"\(water)\"]")
 
-        for person in people {
-            let problems = try person.browser.consoleProblems()
-            #expect(problems.isEmpty, "\(person.name): \(problems)")
-        }
+        for person in people { try person.browser.expectCleanConsole(person.name) }
 
         // Cleo's phone loses its connection: the banner says so; meanwhile Bob writes and
         // Dan adds her another task. Back online, her app catches up.
@@ -205,11 +202,59 @@ import Testing
         #expect(try bob.browser.isShowing(screen: "rooms") && bob.browser.isShowing(screen: "room"))
         #expect(try !ann.browser.isShowing(screen: "rooms") || !ann.browser.isShowing(screen: "room"))
 
-        for person in [ann, bob] {
-            let problems = try person.browser.consoleProblems()
-            #expect(problems.isEmpty, "\(person.name): \(problems)")
-        }
+        for person in [ann, bob] { try person.browser.expectCleanConsole(person.name) }
         try bob.browser.saveScreenshot("housemates-bob-chat")
         try cleo.browser.saveScreenshot("housemates-cleo-chat")
+        // The accessibility audit on the live screens: the tablet's split view with a busy
+        // chat, and the phone's task list of a household of four.
+        let split = try bob.browser.accessibilityFindings()
+        #expect(split.isEmpty, "bob's tablet: \(split)")
+        try ann.navigate("Households")
+        try ann.browser.click(ann.browser.waitFor("the household") { try ann.browser.visibleElements(".room-row[data-room=\"\(room)\"] a") })
+        try ann.section("tasks")
+        let phone = try ann.browser.accessibilityFindings()
+        #expect(phone.isEmpty, "ann's phone: \(phone)")
+    }
+
+    /// A phone that sleeps: its connection stays open but nothing passes (the door stalls,
+    /// as a network that drops packets or a suspended radio does). The app's own PING,
+    /// unanswered, tells it the socket is dead; it says it is offline, and once the network
+    /// is back it reconnects and shows what was said and assigned meanwhile.
+    @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
+    func aSleepingPhoneFindsItsDeadConnectionAndCatchesUp() throws {
+        guard BrowserKitTests.haveBrowser() else { return }
+        let app = try WebAppServer()
+        let ann = Person(name: "ann", browser: try Browser(size: .phone), door: 0)
+        let bob = try app.server.device("bob")
+        try ann.browser.open(app.url() + "#/register")
+        try ann.browser.fill("Name", with: "ann")
+        try ann.browser.fill("Password", with: defaultPassword)
+        try ann.browser.tap("Create account")
+        _ = try ann.browser.screen("rooms")
+        try ann.browser.fill("New household", with: "Boat")
+        try ann.browser.tap("Create")
+        _ = try ann.browser.screen("room")
+        let room = try ann.openRoom()
+        try ann.section("members")
+        try ann.browser.fill("Add someone by name", with: "bob", in: "[data-screen=room]")
+        try ann.browser.tap("Add", in: "[data-screen=room]")
+        #expect(try bob.event()["event"] as? String == "room.invited")
+        try bob.ok("ROOM ACCEPT \(room)")
+        try ann.section("chat")
+
+        let slept = Date()
+        app.doors[0].stall()
+        try bob.ok("SAY \(room) are you awake?")
+        let task = id(try bob.ok("TASK ADD \(room) \"Bail out\" assign=ann")["task"])
+        // The app pings every 25 s and waits 10 s for the answer: within 35 s it knows.
+        try ann.browser.waitUntil("ann's offline banner", timeout: 50) {
+            try !ann.browser.visibleElements("[data-banner=offline]").isEmpty
+        }
+        print(String(format: "WebAppHousematesTests: a stalled connection was noticed after %.1f s", Date().timeIntervalSince(slept)))
+        app.doors[0].resume()
+        try ann.sees("are you awake?", in: ".messages .message", timeout: 45)
+        try ann.browser.waitUntil("the banner gone") { try ann.browser.visibleElements("[data-banner=offline]").isEmpty }
+        try ann.section("tasks")
+        try ann.sees("Bail out", in: "[data-screen=room] .task-row[data-task=\"\(task)\"]")
     }
 }

@@ -5,7 +5,7 @@ import Testing
 /// They are loaded into about:blank (no CSP there) as blob: modules from the files in the
 /// repository, so the tests need no route on the server. The QR codes are read back by
 /// zbarimg (Debian's zbar-tools), a decoder nobody here wrote.
-@Suite(.serialized) struct WebAppModuleTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct WebAppModuleTests {
     static let folder = TLSProfileTests.package.appendingPathComponent("Sources/ChorusServer/WebApp/js")
     static let zbarimg = "/usr/bin/zbarimg"
     static let ci = ProcessInfo.processInfo.environment["CI"] == "true"
@@ -161,7 +161,7 @@ import Testing
             + "Maximiliane Konstantinopoulou-Smythe: 1 done, 0 open, 1 point.")
         #expect(measured["width"] as? Double == 360)
 
-        try browser.saveScreenshot("stats-chart")
+        try browser.saveScreenshot("stats-chart", of: browser.elements("svg.stats-chart")[0])
         // A theme's custom properties restyle the bars (dark mode sets its own).
         let themed = try browser.run("""
             document.documentElement.style.setProperty("--chart-done", "rgb(1, 2, 3)");
