@@ -230,8 +230,8 @@ function showSignIn(register, notice = signInNotice) {
   panes.detail.replaceChildren();
   app.setTitle(register ? "Create your account" : "Sign in");
   if (!loaded.signin) {
-    signInWanted = register;
-    screenModule("signin").then(() => { if (!signedIn && signInWanted !== null) showSignIn(signInWanted, signInNotice); }, () => {});
+    signInWanted = { register: !!register };
+    screenModule("signin").then(() => { if (!signedIn && signInWanted) showSignIn(signInWanted.register, signInNotice); }, () => {});
     return;
   }
   signInWanted = null;
