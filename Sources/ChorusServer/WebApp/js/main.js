@@ -464,13 +464,22 @@ if (savedDevice()) {
 }
 
 // The service worker: the app opens offline, and a new version takes over by itself.
-if ("serviceWorker" in navigator) {
+// Registered once the page has loaded and is idle: its install fetches every file of the
+// app, which would otherwise compete with the first screen on a first visit.
+function registerWorker() {
   const policy = window.trustedTypes
     ? trustedTypes.createPolicy("chorus", { createScriptURL: (url) => { if (url === "/sw.js") return url; throw new TypeError("not the service worker"); } })
     : null;
-  const hadController = !!navigator.serviceWorker.controller;
   navigator.serviceWorker.register(policy ? policy.createScriptURL("/sw.js") : "/sw.js", { scope: "/" }).catch(() => {});
+}
+if ("serviceWorker" in navigator) {
+  // Listened for at once: a navigation alone looks for a new worker, which may take over
+  // before the registration above runs.
+  const hadController = !!navigator.serviceWorker.controller;
   navigator.serviceWorker.addEventListener("controllerchange", () => {
     if (hadController) toast("A new version of Chorus is ready.", { seconds: 30, action: { label: "Reload", run: () => location.reload() } });
   });
+  const later = () => (window.requestIdleCallback ? requestIdleCallback(registerWorker, { timeout: 3000 }) : setTimeout(registerWorker, 500));
+  if (document.readyState === "complete") later();
+  else addEventListener("load", later, { once: true });
 }
