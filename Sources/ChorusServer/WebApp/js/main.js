@@ -14,13 +14,31 @@ import { apply, describe } from "./events.js";
 import { savedDevice, forgetDevice, createDeviceToken } from "./credentials.js";
 import { lastRoute, saveRoute, scrollOf, keepScroll, forgetAll } from "./uistate.js";
 import { toast } from "./toast.js";
-import { signInScreen } from "./signin.js";
-import { roomsScreen } from "./rooms.js";
-import { roomScreen } from "./room.js";
-import { taskScreen, flushDeletes } from "./task.js";
-import { streamScreen } from "./stream.js";
-import { devicesScreen } from "./devices.js";
 import * as api from "./api.js";
+
+// The screens load when first shown (import()), so the first screen waits only for its
+// own module; the one it will be is asked for at start, alongside the connection.
+const MODULES = {
+  signin: () => import("./signin.js"),
+  rooms: () => import("./rooms.js"),
+  room: () => import("./room.js"),
+  task: () => import("./task.js"),
+  stream: () => import("./stream.js"),
+  devices: () => import("./devices.js"),
+};
+const loaded = {};
+const loading = {};
+function screenModule(name) {
+  if (!loading[name]) {
+    loading[name] = MODULES[name]().then((module) => (loaded[name] = module));
+    loading[name].catch(() => { delete loading[name]; });
+  }
+  return loading[name];
+}
+/** Deletes held back for an undo: only the task screen makes them. */
+function flushDeletes() {
+  if (loaded.task) loaded.task.flushDeletes();
+}
 
 const JOIN = "chorus.join";
 const panes = { list: document.getElementById("list"), detail: document.getElementById("detail") };
@@ -86,7 +104,7 @@ function parse(hash) {
   return { list: ["rooms", {}], detail: null, back: null };
 }
 
-const SCREENS = { rooms: roomsScreen, room: roomScreen, task: taskScreen, stream: streamScreen, devices: devicesScreen };
+const SCREENS = { rooms: "roomsScreen", room: "roomScreen", task: "taskScreen", stream: "streamScreen", devices: "devicesScreen" };
 
 function keyOf(name, params) {
   if (name === "room") return `room:${params.room}`;
@@ -109,8 +127,23 @@ function mount(pane, wanted) {
     return;
   }
   if (mounted[pane]) mounted[pane].screen.destroy();
+  if (!loaded[name]) {
+    // Not loaded yet: the pane waits (it stays as it was for the blink this takes), and
+    // mounts the screen if the address still wants it then.
+    const waiting = { key, params, screen: { destroy() {}, update(next) { waiting.params = next; } } };
+    mounted[pane] = waiting;
+    screenModule(name).then(() => {
+      if (mounted[pane] !== waiting) return;
+      mounted[pane] = null;
+      mount(pane, [name, waiting.params]);
+    }, (error) => {
+      if (mounted[pane] === waiting) mounted[pane] = null;
+      app.fail(error);
+    });
+    return;
+  }
   container.replaceChildren();
-  mounted[pane] = { key, screen: SCREENS[name](container, params, app) };
+  mounted[pane] = { key, screen: loaded[name][SCREENS[name]](container, params, app) };
   // Where this pane was scrolled to last time (a reload, or coming back).
   container.dataset.scrollKey = `${pane}:${key}`;
   const top = scrollOf(container.dataset.scrollKey);
@@ -181,6 +214,8 @@ addEventListener("hashchange", route);
 
 /** What the sign-in form says until the next sign-in (why the person is there). */
 let signInNotice = null;
+/** The form asked for while its module loads (register or not). */
+let signInWanted = null;
 
 function showSignIn(register, notice = signInNotice) {
   signInNotice = notice;
@@ -194,7 +229,13 @@ function showSignIn(register, notice = signInNotice) {
   main.dataset.depth = "list";
   panes.detail.replaceChildren();
   app.setTitle(register ? "Create your account" : "Sign in");
-  signInScreen(panes.list, {
+  if (!loaded.signin) {
+    signInWanted = { register: !!register };
+    screenModule("signin").then(() => { if (!signedIn && signInWanted) showSignIn(signInWanted.register, signInNotice); }, () => {});
+    return;
+  }
+  signInWanted = null;
+  loaded.signin.signInScreen(panes.list, {
     register,
     notice,
     joinCode: sessionStorage.getItem(JOIN),
@@ -415,18 +456,30 @@ addEventListener("pagehide", flushDeletes);
 if (savedDevice()) {
   replace(panes.list, h("p", { class: "placeholder" }, "Connecting…"));
   session.start();
+  // The screens the address will show once signed in, fetched while it connects.
+  const wanted = parse(location.hash || lastRoute() || "#/rooms");
+  for (const screen of [wanted.list, wanted.detail]) if (screen) screenModule(screen[0]).catch(() => {});
 } else {
   route();
 }
 
 // The service worker: the app opens offline, and a new version takes over by itself.
-if ("serviceWorker" in navigator) {
+// Registered once the page has loaded and is idle: its install fetches every file of the
+// app, which would otherwise compete with the first screen on a first visit.
+function registerWorker() {
   const policy = window.trustedTypes
     ? trustedTypes.createPolicy("chorus", { createScriptURL: (url) => { if (url === "/sw.js") return url; throw new TypeError("not the service worker"); } })
     : null;
-  const hadController = !!navigator.serviceWorker.controller;
   navigator.serviceWorker.register(policy ? policy.createScriptURL("/sw.js") : "/sw.js", { scope: "/" }).catch(() => {});
+}
+if ("serviceWorker" in navigator) {
+  // Listened for at once: a navigation alone looks for a new worker, which may take over
+  // before the registration above runs.
+  const hadController = !!navigator.serviceWorker.controller;
   navigator.serviceWorker.addEventListener("controllerchange", () => {
     if (hadController) toast("A new version of Chorus is ready.", { seconds: 30, action: { label: "Reload", run: () => location.reload() } });
   });
+  const later = () => (window.requestIdleCallback ? requestIdleCallback(registerWorker, { timeout: 3000 }) : setTimeout(registerWorker, 500));
+  if (document.readyState === "complete") later();
+  else addEventListener("load", later, { once: true });
 }
