@@ -268,8 +268,11 @@ session.onOpen = async () => {
       throw error;
     }
     attempt.resolve();
+    // Joined by the invite in REGISTER: the household replaces the join link before the
+    // first route, so the link is not followed a second time (its JOIN would fail and
+    // send the newcomer to the list instead).
+    if (reply.room) location.hash = `#/rooms/${reply.room.id}`;
     await signedInAs(reply, false);
-    if (reply.room) app.go(`#/rooms/${reply.room.id}`);
     return;
   }
   const device = savedDevice();
