@@ -13,9 +13,16 @@ import Foundation
 final class PostgresBatchRunner {
     /// Reruns of one batch before its jobs are told the database is unavailable.
     static let maxReruns = 8
-    /// After a failed reconnect, batches fail at once for this long instead of each
-    /// waiting on another attempt: while PostgreSQL is down, commands get 503 quickly.
+    /// After a slow failed reconnect, batches fail at once for this long instead of each
+    /// waiting on another attempt: while PostgreSQL cannot be reached, commands get 503
+    /// quickly.
     static let reconnectPause: TimeInterval = 0.5
+    /// A failed reconnect faster than this (refused at once: nothing listening yet, or the
+    /// server still starting or stopping) starts no pause: trying again costs the next
+    /// batch as little, and the database may be back by then. Pausing after those refused
+    /// the first write after a restart whenever another batch (the scheduler's) had been
+    /// refused in the half second before it.
+    static let slowReconnect: TimeInterval = 0.25
 
     let connection: PostgresConnection
     let store: PostgresStore
@@ -169,13 +176,15 @@ final class PostgresBatchRunner {
     /// Connects again now; the error to fail the batch with if it cannot, naming why (a
     /// password changed meanwhile is not a database that is down).
     private func reconnect() -> StoreError? {
+        let started = Date()
         do {
             try connection.reset()
             try PostgresSession.configure(connection)
             lastFailedReconnect = nil
             return nil
         } catch {
-            lastFailedReconnect = Date()
+            let now = Date()
+            lastFailedReconnect = now.timeIntervalSince(started) >= Self.slowReconnect ? now : nil
             let failure = error as? PostgresError
             return StoreError(.unavailable, message: "PostgreSQL is unreachable: \(failure?.message ?? "\(error)")",
                               cause: failure?.cause ?? "unreachable")

@@ -253,6 +253,7 @@ struct ClusterFaultTests {
         let ben = try cluster.device("ben", on: "b")
         let room = try Self.room(of: ann, with: [ben])
         var firstWrites: [Int] = []
+        var refusals: [String] = []
         for round in 0..<10 {
             server.stop(mode: "fast")
             #expect(try ben.code("SAY \(room) during outage \(round)") == 503)
@@ -268,8 +269,10 @@ struct ClusterFaultTests {
             while !heard {
                 heard = messageText(try ann.event(timeout: 30))?.hasPrefix("b back \(round) ") == true
             }
-            firstWrites.append(try ann.code("SAY \(room) a after outage \(round)"))
+            let first = try ann.failure("SAY \(room) a after outage \(round)")
+            firstWrites.append(first.code)
+            if first.code != 200 { refusals.append(first.message + " :: " + cluster.node("a").stderr.text.split(separator: "\n").suffix(6).joined(separator: " | ")) }
         }
-        #expect(firstWrites.allSatisfy { $0 == 200 }, "node a's first writes after each outage: \(firstWrites)")
+        #expect(firstWrites.allSatisfy { $0 == 200 }, "node a's first writes after each outage: \(firstWrites) \(refusals)")
     }
 }
