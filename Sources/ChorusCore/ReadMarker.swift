@@ -7,14 +7,17 @@
 /// what a room said before someone joined is its history, not news to them.
 public enum ReadMarker {
     /// The event names an unread count counts (by someone other than the reader). The
-    /// stores' candidate query is given this list (`Store.rooms(ofUser:now:)`), so the rule
-    /// is written here only.
+    /// stores count them as they are stored (`counts(eventNamed:)`) and walk them by this
+    /// list when a marker moves, so the rule is written here only.
     public static let countedEvents = ["message", "comment"]
 
-    /// The most a count says: a room with more unread shows this many. Counting walks the
-    /// unread events, on the database thread every command shares, so a member who never
-    /// reads (a bot in a busy room) must not make every ROOMS and login walk all history.
-    public static let countLimit = 1000
+    /// Whether storing a room event of this name adds one to its other members' counts.
+    /// The count is kept per member as events are said and markers move, rather than
+    /// counted when asked: a member who never reads (a bot in a busy room) would otherwise
+    /// make every ROOMS and login walk the room's history on the database thread.
+    public static func counts(eventNamed name: String) -> Bool {
+        countedEvents.contains(name)
+    }
 
     /// The room as someone who has just joined it sees it: nothing in it is news to them
     /// yet. (Their count starts at their joining, which the store learns only once the

@@ -113,9 +113,10 @@ extension PostgresImport {
         ImportedTable("removals", identity: false, [
             .init("room", .integer), .init("user", .integer, postgres: "user_id"), .init("at", .text),
         ]),
-        // Unread markers (migration 14).
+        // Unread markers and counts (migrations 14 and 15).
         ImportedTable("read_markers", identity: false, [
             .init("user", .integer, postgres: "user_id"), .init("room", .integer), .init("event", .integer),
+            .init("unread", .integer),
         ]),
         // Calendar feeds (migration 12): the secrets' digests, so copied links keep working.
         ImportedTable("calendar_links", identity: false, [

@@ -208,5 +208,14 @@ enum PostgresMigrations {
         );
         CREATE INDEX read_markers_by_room ON read_markers(room);
         """,
+        // 9: each member's unread count in its marker's row, as SQLite's migration 15.
+        """
+        ALTER TABLE read_markers ADD COLUMN unread bigint NOT NULL DEFAULT 0;
+        INSERT INTO read_markers (user_id, room, event) SELECT user_id, room, 0 FROM members ON CONFLICT (user_id, room) DO NOTHING;
+        UPDATE read_markers AS k SET unread =
+          \(PostgresStore.countedSaid(room: "k.room", user: "k.user_id", after: "k.event", upTo: "9223372036854775807",
+                                      names: PostgresStore.countedEventNamesLiteral))
+        WHERE EXISTS (SELECT 1 FROM members m WHERE m.user_id = k.user_id AND m.room = k.room);
+        """,
     ]
 }

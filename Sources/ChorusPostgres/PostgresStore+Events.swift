@@ -16,6 +16,7 @@ extension PostgresStore {
     public func stageEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
                            payload: String, text: String, audience: [Int64]) throws -> Int64 {
         writes += 1
+        if let room, user == nil, ReadMarker.counts(eventNamed: name) { try countUnread(room: room, by: by) }
         return batch.stage(StagedEvent(room: room, user: user, name: name, by: by, at: at, payload: payload,
                                        text: text, audience: audience))
     }

@@ -22,17 +22,17 @@ extension PostgresStore {
 
     public func rooms(ofUser user: Int64, now: Date) throws -> [RoomRecord] {
         let found = try rows("""
-            SELECT r.id, r.name, m.role, \(Self.unreadCount(parameter: 2))
+            SELECT r.id, r.name, m.role, \(Self.unreadOfMember)
               FROM members m JOIN rooms r ON r.id = m.room WHERE m.user_id = $1 ORDER BY r.id
-            """, [.int(user), Self.countedEventNames]) { (try $0.int(0), $0.text(1), $0.text(2), try $0.int(3)) }
+            """, [.int(user)]) { (try $0.int(0), $0.text(1), $0.text(2), try $0.int(3)) }
         return try found.map { try roomRecord(id: $0.0, name: $0.1, role: $0.2, unread: $0.3, now: now) }
     }
 
     public func room(id: Int64, forUser user: Int64, now: Date) throws -> RoomRecord? {
         guard let found = try row("""
-            SELECT r.id, r.name, m.role, \(Self.unreadCount(parameter: 3))
+            SELECT r.id, r.name, m.role, \(Self.unreadOfMember)
               FROM members m JOIN rooms r ON r.id = m.room WHERE m.room = $1 AND m.user_id = $2
-            """, [.int(id), .int(user), Self.countedEventNames], map: { (try $0.int(0), $0.text(1), $0.text(2), try $0.int(3)) })
+            """, [.int(id), .int(user)], map: { (try $0.int(0), $0.text(1), $0.text(2), try $0.int(3)) })
         else { return nil }
         return try roomRecord(id: found.0, name: found.1, role: found.2, unread: found.3, now: now)
     }
@@ -119,6 +119,7 @@ extension PostgresStore {
             INSERT INTO members (room, user_id, role, joined) VALUES ($1, $2, $3, $4) ON CONFLICT (room, user_id) DO NOTHING
             """, [.int(room), .int(user), .text(role.rawValue), .text(joined)])
         if added == 0 { throw StoreError.alreadyMember(message: "members: user \(user) is in room \(room)") }
+        try startUnread(room: room, user: user)
     }
 
     public func removeMember(room: Int64, user: Int64) throws {

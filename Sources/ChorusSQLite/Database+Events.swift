@@ -10,7 +10,9 @@ extension Database {
                             payload: String, text: String) throws -> Int64 {
         try prepare("INSERT INTO events (room, user, name, by, at, payload, text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
             .run(.init(room), .init(user), .text(name), .init(by), .text(at), .text(payload), .text(text))
-        return lastInsertRowID
+        let id = lastInsertRowID
+        if let room, user == nil, ReadMarker.counts(eventNamed: name) { try countUnread(room: room, by: by) }
+        return id
     }
 
     /// The audience is not kept: one process delivers from memory (`Store.appendEvent`).

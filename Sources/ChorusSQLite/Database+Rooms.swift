@@ -14,18 +14,18 @@ extension Database {
     /// The caller's rooms, by id.
     public func rooms(ofUser user: Int64, now: Date) throws -> [RoomRecord] {
         let rows = try prepare("""
-            SELECT r.id, r.name, m.role, \(Self.unreadCount(firstParameter: 2)) FROM members m JOIN rooms r ON r.id = m.room
+            SELECT r.id, r.name, m.role, \(Self.unreadOfMember) FROM members m JOIN rooms r ON r.id = m.room
             WHERE m.user = ?1 ORDER BY r.id
-            """).rows([.integer(user)] + Self.countedEventValues) { row in (row.int(0), row.text(1), row.text(2), row.int(3)) }
+            """).rows(.integer(user)) { row in (row.int(0), row.text(1), row.text(2), row.int(3)) }
         return try rows.map { id, name, role, unread in try roomRecord(id: id, name: name, role: role, unread: unread, now: now) }
     }
 
     /// The room if `user` is a member of it; nil otherwise (to the caller: no such room).
     public func room(id: Int64, forUser user: Int64, now: Date) throws -> RoomRecord? {
         guard let found = try prepare("""
-            SELECT r.id, r.name, m.role, \(Self.unreadCount(firstParameter: 3)) FROM members m JOIN rooms r ON r.id = m.room
+            SELECT r.id, r.name, m.role, \(Self.unreadOfMember) FROM members m JOIN rooms r ON r.id = m.room
             WHERE m.room = ?1 AND m.user = ?2
-            """).rows([.integer(id), .integer(user)] + Self.countedEventValues, map: { row in
+            """).rows([.integer(id), .integer(user)], map: { row in
                 (row.int(0), row.text(1), row.text(2), row.int(3))
             }).first
         else { return nil }
@@ -84,6 +84,7 @@ extension Database {
         do {
             try prepare("INSERT INTO members (room, user, role, joined) VALUES (?1, ?2, ?3, ?4)")
                 .run(.integer(room), .integer(user), .text(role.rawValue), .text(joined))
+            try startUnread(room: room, user: user)
         } catch let error as StoreError where error.kind == .duplicate {
             throw StoreError.alreadyMember(message: error.message)
         }

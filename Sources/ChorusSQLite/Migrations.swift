@@ -304,6 +304,21 @@ public enum Migrations {
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX read_markers_by_room ON read_markers(room);
         """,
+        // 15: each member's unread count, kept in its marker's row as events are stored
+        // and markers move (`ReadMarker.counts`), so ROOMS reads it by key. Every member
+        // gets a row, counted once here the way migration 14's queries counted.
+        Migration(rebuildsTables: false) { db in
+            try db.execute("""
+                ALTER TABLE read_markers ADD COLUMN unread INTEGER NOT NULL DEFAULT 0;
+                INSERT INTO read_markers (user, room, event) SELECT user, room, 0 FROM members WHERE true
+                  ON CONFLICT (user, room) DO NOTHING;
+                """)
+            try db.prepare("""
+                UPDATE read_markers AS k SET unread =
+                  \(Database.countedSaid(room: "k.room", user: "k.user", after: "k.event", upTo: "9223372036854775807", firstName: 1))
+                WHERE EXISTS (SELECT 1 FROM members m WHERE m.user = k.user AND m.room = k.room)
+                """).rows(Database.countedEventValues) { _ in }
+        },
     ]
 }
 

@@ -140,18 +140,22 @@ import ChorusStore
 }
 
 extension SQLiteStoreTests {
-    /// ROOMS' unread counts (`Database.unreadCount`) seek into the room's events past the
-    /// marker through `events_by_room`, and find the marker and the joining by key: no scan.
-    @Test func unreadCountsSeekTheRoomsEvents() throws {
+    /// ROOMS reads each unread count by key (`Database.unreadOfMember`); a READ's walk
+    /// over the events its move passes (`Database.countedSaid`) seeks into the room's
+    /// events through `events_by_room` and finds the joining by index: no scan.
+    @Test func unreadCountsAreReadByKeyAndWalkedBySeeking() throws {
         let (_, db, _) = try household()
-        let sql = "SELECT m.room, \(Database.unreadCount(firstParameter: 2)) FROM members m WHERE m.user = ?1"
-        let plan = try db.prepare("EXPLAIN QUERY PLAN " + sql).bind([1] + Database.countedEventValues).rowsText(column: 3)
-        #expect(plan.contains { $0.contains("events_by_room") && $0.contains("rowid>?") }, "\(plan)")
-        #expect(plan.contains { $0.contains("USING PRIMARY KEY (user=? AND room=?)") }, "the marker, by key: \(plan)")
+        let rooms = try db.prepare("EXPLAIN QUERY PLAN SELECT m.room, \(Database.unreadOfMember) FROM members m WHERE m.user = ?1")
+            .bind([1]).rowsText(column: 3)
+        #expect(rooms.contains { $0.contains("USING PRIMARY KEY (user=? AND room=?)") }, "the count, by key: \(rooms)")
+        let walk = "SELECT " + Database.countedSaid(room: "?1", user: "?2", after: "?3", upTo: "?4", firstName: 5)
+        let plan = try db.prepare("EXPLAIN QUERY PLAN " + walk).bind([1, 1, 0, 100] + Database.countedEventValues).rowsText(column: 3)
+        #expect(plan.contains { $0.contains("events_by_room") && $0.contains("rowid>? AND rowid<?") }, "\(plan)")
         #expect(plan.contains { $0.contains("memberships_by_user") }, "\(plan)")
-        // The count reads its own subquery's rows (at most `ReadMarker.countLimit`): no table.
-        let scans = plan.filter { $0.hasPrefix("SCAN ") && !$0.contains("USING") && !$0.hasPrefix("SCAN (subquery") }
-        #expect(scans.isEmpty, "\(plan)")
+        for sql in [rooms, plan] {
+            let scans = sql.filter { $0.hasPrefix("SCAN ") && !$0.contains("USING") && $0 != "SCAN CONSTANT ROW" }
+            #expect(scans.isEmpty, "\(sql)")
+        }
     }
 
     /// The schema itself rejects values outside the allowed ones (STRICT and CHECK).

@@ -56,21 +56,35 @@ import Testing
         #expect(try store.run { try $0.readMarker(user: home.bob, room: room) } == 0)
     }
 
-    /// A count stops at `ReadMarker.countLimit`: a room with more says that many.
-    @Test(arguments: StoreEngine.all) func aCountStopsAtItsLimit(_ engine: StoreEngine) throws {
+    /// A count has no ceiling: a member who never read 1,005 messages has 1,005 unread
+    /// (kept as they were said, not counted when asked). A READ takes off exactly what it
+    /// passes; a marker moved back changes nothing; rejoining starts again at nothing.
+    @Test(arguments: StoreEngine.all) func aCountIsExactHoweverLong(_ engine: StoreEngine) throws {
         let store = try StoreFixture(engine)
         let home = try store.household()
         let now = self.now
         try store.run { db in
             try db.addMember(room: home.room, user: home.bob, role: .member, joined: "t")
-            for _ in 0..<(ReadMarker.countLimit + 5) {
+            for _ in 0..<1005 {
                 _ = try db.appendEvent(room: home.room, user: nil, name: "message", by: "alice", at: "t", payload: "{}", text: "")
             }
         }
-        #expect(try store.run { try $0.rooms(ofUser: home.bob, now: now).map(\.unread) } == [ReadMarker.countLimit])
+        func unread() throws -> Int? { try store.run { try $0.room(id: home.room, forUser: home.bob, now: now)?.unread } }
+        #expect(try store.run { try $0.rooms(ofUser: home.bob, now: now).map(\.unread) } == [1005])
         let last = try store.run { try $0.lastEventID() }
         try store.run { try $0.setReadMarker(user: home.bob, room: home.room, event: last - 7) }
-        #expect(try store.run { try $0.room(id: home.room, forUser: home.bob, now: now)?.unread } == 7)
+        #expect(try unread() == 7)
+        try store.run { try $0.setReadMarker(user: home.bob, room: home.room, event: last - 500) }
+        #expect(try store.run { try $0.readMarker(user: home.bob, room: home.room) } == last - 7, "a marker never moves back")
+        #expect(try unread() == 7)
+        try store.run { db in
+            try db.removeMember(room: home.room, user: home.bob)
+            _ = try db.appendEvent(room: home.room, user: nil, name: "message", by: "alice", at: "t", payload: "{}", text: "")
+            try db.addMember(room: home.room, user: home.bob, role: .member, joined: "t")
+        }
+        #expect(try unread() == 0, "what was said while away is history")
+        _ = try store.run { try $0.appendEvent(room: home.room, user: nil, name: "comment", by: "alice", at: "t", payload: "{}", text: "") }
+        #expect(try unread() == 1)
     }
 
     /// ROOMS gives each room its own count, in one query, for many rooms.
