@@ -26,7 +26,7 @@ public enum ReadMarker {
         RoomRecord(id: room.id, name: room.name, role: room.role, progress: room.progress, open: room.open, unread: 0)
     }
 
-    /// Where a READ moves the marker: `requested` clamped to the newest event there is (an
+    /// Where a READ moves the marker: `requested` clamped to the room's newest event (an
     /// id from the future would mark events not yet said), or nil when that is not past
     /// the stored marker — a lower id changes nothing, so devices reading in any order agree.
     public static func moved(stored: Int64, requested: Int64, newest: Int64) -> Int64? {

@@ -71,6 +71,11 @@ extension PostgresStore {
 
     public func newestStoredEventID() throws -> Int64 { try integer("SELECT coalesce(max(id), 0) FROM events") }
 
+    /// Rows are visible only once committed, and ids follow commit order without gaps.
+    public func newestRoomEventID(room: Int64) throws -> Int64 {
+        try integer("SELECT coalesce(max(id), 0) FROM events WHERE room = $1 AND user_id IS NULL", [.int(room)])
+    }
+
     public func setEventPeer(event: Int64, peer: Int64) throws {
         if let index = batch.pendingIndex(event) { return batch.setPeer(peer, ofPending: index) }
         try write("UPDATE events SET peer = $2 WHERE id = $1", [.int(storedID(event)), .int(peer)])

@@ -30,4 +30,8 @@ extension Database {
     }
 
     public func newestStoredEventID() throws -> Int64 { try lastEventID() }
+
+    public func newestRoomEventID(room: Int64) throws -> Int64 {
+        try prepare("SELECT coalesce(max(id), 0) FROM events WHERE room = ?1 AND user IS NULL").row(.integer(room)) { $0.int(0) } ?? 0
+    }
 }

@@ -7,7 +7,7 @@ extension CommandContext {
         // An outsider gets the 404 of a room that does not exist.
         let access = try room(reference)
         let stored = try db.readMarker(user: caller.id, room: access.id)
-        guard let marker = ReadMarker.moved(stored: stored, requested: requested, newest: try db.lastEventID()) else {
+        guard let marker = ReadMarker.moved(stored: stored, requested: requested, newest: try db.newestRoomEventID(room: access.id)) else {
             return result(readReply(try roomRecord(access), marker: stored))
         }
         try db.setReadMarker(user: caller.id, room: access.id, event: marker)

@@ -166,6 +166,10 @@ public protocol Store: AnyObject {
     func stageSessionControl(_ control: SessionControl) throws -> Int64?
     /// The newest event id, 0 for an empty log.
     func lastEventID() throws -> Int64
+    /// The newest event of the room's own log (room events, no personal ones), 0 for
+    /// none: where READ clamps a marker. On PostgreSQL a committed one, so every event at
+    /// or below it is stored.
+    func newestRoomEventID(room: Int64) throws -> Int64
     /// The newest event the log holds, 0 for none: where SYNC's cursor is past the end
     /// (`RestoreRules.syncRestart`). `lastEventID`'s on SQLite; below it on PostgreSQL
     /// once `after-restore` moved the counter and nothing was written since.
