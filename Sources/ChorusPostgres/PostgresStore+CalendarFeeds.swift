@@ -42,9 +42,12 @@ extension PostgresStore {
         }
     }
 
-    public func recordCalendarBody(link digest: String, bodyDigest: String, at: Int64) throws {
-        try write("UPDATE calendar_links SET body_digest = $2, body_at = $3 WHERE digest = $1",
-                  [.text(digest), .text(bodyDigest), .int(at)])
+    /// A record racing another node's waits for its row, then finds the digest changed.
+    public func recordCalendarBody(link digest: String, bodyDigest: String, at: Int64, replacing previous: String?) throws
+        -> (digest: String, at: Date)? {
+        try write("UPDATE calendar_links SET body_digest = $2, body_at = $3 WHERE digest = $1 AND body_digest IS NOT DISTINCT FROM $4",
+                  [.text(digest), .text(bodyDigest), .int(at), previous.map { .text($0) } ?? .null])
+        return try calendarLink(digest: digest)?.lastBody
     }
 
     public func feedTasks(in scope: TaskScope, finishedSince: String) throws -> [FeedTask] {

@@ -39,9 +39,11 @@ extension Database {
         }
     }
 
-    public func recordCalendarBody(link digest: String, bodyDigest: String, at: Int64) throws {
-        try prepare("UPDATE calendar_links SET body_digest = ?2, body_at = ?3 WHERE digest = ?1")
-            .run(.text(digest), .text(bodyDigest), .integer(at))
+    public func recordCalendarBody(link digest: String, bodyDigest: String, at: Int64, replacing previous: String?) throws
+        -> (digest: String, at: Date)? {
+        try prepare("UPDATE calendar_links SET body_digest = ?2, body_at = ?3 WHERE digest = ?1 AND body_digest IS ?4")
+            .run(.text(digest), .text(bodyDigest), .integer(at), .init(previous))
+        return try calendarLink(digest: digest)?.lastBody
     }
 
     public func feedTasks(in scope: TaskScope, finishedSince: String) throws -> [FeedTask] {

@@ -46,10 +46,13 @@ extension Hub {
                     guard rendered.recordModified else { return answer(rendered.answer) }
                     database.submit({ db in
                         try db.recordCalendarBody(link: digest, bodyDigest: rendered.bodyDigest,
-                                                  at: Int64(rendered.lastModified.timeIntervalSince1970))
+                                                  at: Int64(rendered.lastModified.timeIntervalSince1970),
+                                                  replacing: facts.lastBody?.digest)
                     }) { recorded in
-                        if case .failure(let error) = recorded { return unavailable(error) }
-                        answer(rendered.answer)
+                        switch recorded {
+                        case .failure(let error): unavailable(error)
+                        case .success(let held): answer(rendered.answer(after: held, now: now))
+                        }
                     }
                 }
                 if !queued { answer(.busy) }
@@ -70,11 +73,22 @@ enum CalendarFeeds {
     }
 
     struct Rendered {
-        let answer: CalendarFeedAnswer
+        let body: [UInt8]
         let bodyDigest: String
         let lastModified: Date
         /// The body differs from the one last served: the store must keep its digest and time.
         let recordModified: Bool
+
+        var answer: CalendarFeedAnswer {
+            .feed(body: body, etag: CalendarFeeds.etag(bodyDigest), lastModified: lastModified)
+        }
+
+        /// The answer once the store has recorded (or, racing another request, kept) a
+        /// body: the time the link holds for this body, if it holds this body.
+        func answer(after held: (digest: String, at: Date)?, now: Date) -> CalendarFeedAnswer {
+            let modified = CalendarFeedRules.lastModified(stored: held, digest: bodyDigest, now: now)
+            return .feed(body: body, etag: CalendarFeeds.etag(bodyDigest), lastModified: modified.at)
+        }
     }
 
     /// nil for an unknown link or one that no longer serves. Runs on the store's thread.
@@ -96,8 +110,7 @@ enum CalendarFeeds {
         let body = CalendarFeed(name: facts.name, calendar: calendar).render(facts.items)
         let bodyDigest = Digest.sha256Hex(body)
         let modified = CalendarFeedRules.lastModified(stored: facts.lastBody, digest: bodyDigest, now: now)
-        return Rendered(answer: .feed(body: body, etag: etag(bodyDigest), lastModified: modified.at),
-                        bodyDigest: bodyDigest, lastModified: modified.at, recordModified: modified.store)
+        return Rendered(body: body, bodyDigest: bodyDigest, lastModified: modified.at, recordModified: modified.store)
     }
 
     /// A strong validator: the body's SHA-256, quoted. It changes exactly when the body does.

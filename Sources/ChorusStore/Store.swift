@@ -231,8 +231,12 @@ public protocol Store: AnyObject {
     func deleteCalendarLinks(user: Int64) throws -> Int
     /// The link with this secret digest, with its owner's facts; nil when there is none.
     func calendarLink(digest: String) throws -> CalendarLinkRecord?
-    /// The body digest a request served from the link, and when it first appeared.
-    func recordCalendarBody(link digest: String, bodyDigest: String, at: Int64) throws
+    /// Keeps the body digest a request served from the link, and when it first appeared,
+    /// only while the link still holds `previous` (the digest the request read): of two
+    /// requests racing a change, the later record does not move the time again. Returns
+    /// what the link holds afterwards.
+    func recordCalendarBody(link digest: String, bodyDigest: String, at: Int64, replacing previous: String?) throws
+        -> (digest: String, at: Date)?
     /// The tasks with a due date in the scope (`TaskScope.room` or `.mine`), open or
     /// finished since `finishedSince`, with their revisions, soonest due first.
     func feedTasks(in scope: TaskScope, finishedSince: String) throws -> [FeedTask]

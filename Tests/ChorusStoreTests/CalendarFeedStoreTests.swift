@@ -55,10 +55,17 @@ import Testing
         let home = try store.household()
         try store.run { db in
             _ = try db.replaceCalendarLink(user: home.alice, room: nil, digest: "m1", created: "t")
-            try db.recordCalendarBody(link: "m1", bodyDigest: "abc", at: 1_796_000_000)
+            let held = try db.recordCalendarBody(link: "m1", bodyDigest: "abc", at: 1_796_000_000, replacing: nil)
+            #expect(held?.digest == "abc")
         }
         let body = try #require(try store.run { try $0.calendarLink(digest: "m1") }?.lastBody)
         #expect(body.digest == "abc" && body.at == Date(timeIntervalSince1970: 1_796_000_000))
+        // A request that read the body before "abc" was recorded does not replace it: the
+        // link keeps "abc" and its time, and says so.
+        let late = try store.run { try $0.recordCalendarBody(link: "m1", bodyDigest: "abc", at: 1_796_000_500, replacing: nil) }
+        #expect(late?.digest == "abc" && late?.at == Date(timeIntervalSince1970: 1_796_000_000))
+        let changed = try store.run { try $0.recordCalendarBody(link: "m1", bodyDigest: "def", at: 1_796_000_900, replacing: "abc") }
+        #expect(changed?.digest == "def" && changed?.at == Date(timeIntervalSince1970: 1_796_000_900))
         // A new address starts with no body.
         _ = try store.run { try $0.replaceCalendarLink(user: home.alice, room: nil, digest: "m2", created: "t") }
         #expect(try store.run { try $0.calendarLink(digest: "m2") }?.lastBody == nil)
