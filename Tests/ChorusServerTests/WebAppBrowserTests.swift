@@ -252,7 +252,7 @@ import Testing
         try page.screen("rooms")
         try page.wait("the household's bar", for: "document.querySelector('.room-row progress') !== null")
         try check("web-rooms")
-        for (section, ready) in [("tasks", ".task-row"), ("chat", ".message"), ("members", ".member"), ("stats", "[data-stats] svg")] {
+        for (section, ready) in [("tasks", ".task-row"), ("chat", ".message"), ("members", ".member"), ("stats", "[data-stats] svg ~ figcaption .chart-key .swatch-overdue")] {
             try page.go("#/rooms/\(room)/\(section)")
             try page.wait("the \(section) section", for: "document.querySelectorAll('[data-screen=room] \(ready)').length > 0")
             try check("web-room-\(section)")

@@ -15,15 +15,19 @@ export function statsView(container, room, app) {
     if (!live) return;
     const rows = members.map((m) => ({ name: m.name, done: m.done, open: m.open, overdue: m.overdue, points: m.points }));
     let chart;
+    let key = null;
     try {
       const { statsChart } = await import("./chart.js");
       chart = statsChart(rows);
+      // The bars' colours in words, in the chart's order.
+      key = h("ul", { class: "chart-key" }, [["done", "Done"], ["open", "Open"], ["overdue", "Overdue"]].map(([kind, label]) =>
+        h("li", {}, h("span", { class: `swatch swatch-${kind}` }), label)));
     } catch {
       // Without the chart module, the same numbers as a list.
       chart = h("ul", {}, rows.map((r) => h("li", {}, `${r.name}: ${r.done} done, ${r.open} open, ${r.overdue} overdue, ${r.points} points`)));
     }
     if (!live) return;
-    figure.replaceChildren(chart, h("figcaption", {}, "Tasks done, open and overdue, and points, per member"));
+    figure.replaceChildren(chart, h("figcaption", {}, key, "Tasks done, open and overdue, and points, per member"));
   }
   load().catch(app.fail);
 
