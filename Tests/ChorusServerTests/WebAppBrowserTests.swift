@@ -137,6 +137,27 @@ import Testing
         #expect(joined["event"] as? String == "member.added" && joined["user"] as? String == "erin")
     }
 
+    /// Alone in a new household, the Tasks section says where inviting is (a newcomer
+    /// looks there first); the hint goes once someone else is in.
+    @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
+    func aHouseholdOfOneSaysWhereToInvite() throws {
+        guard let browser = try Self.browser() else { return }
+        let server = try TestServer()
+        let page = WebAppPage(browser: browser)
+        try browser.open("https://localhost:\(server.port)/#/register")
+        try page.register("gus")
+        let room = try page.createHousehold("Loft")
+        try page.wait("the invite hint", for: "document.querySelector('[data-screen=room] .invite-hint')?.hidden === false")
+        try page.click("[data-screen=room] .invite-hint a")
+        try page.wait("the members section", for: "location.hash === '#/rooms/\(room)/members'")
+        try page.go("#/rooms/\(room)/tasks")
+        try page.wait("the hint again", for: "document.querySelector('[data-screen=room] .invite-hint')?.hidden === false")
+        _ = try server.device("hal")
+        let gus = try server.device("gus", label: "gus's terminal", register: false)
+        try gus.add("hal", to: room)
+        try page.wait("the hint gone", for: "document.querySelector('[data-screen=room] .invite-hint')?.hidden === true")
+    }
+
     @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
     func signingOutRevokesTheDevicesToken() throws {
         guard let browser = try Self.browser() else { return }

@@ -34,7 +34,10 @@ export function roomTasks(container, room, app) {
   });
   const list = h("ul", { class: "tasks", "aria-label": "Tasks" });
   const empty = h("p", { class: "empty", hidden: true });
-  container.append(add,
+  // Alone in a household, the next step is asking the others in: say where.
+  const alone = h("p", { class: "hint invite-hint", hidden: true }, "Only you here so far. ",
+    h("a", { href: `#/rooms/${room}/members` }, "Invite housemates"), " with a code or a link.");
+  container.append(alone, add,
     h("div", { class: "filter" }, h("label", { for: `filter-${room}` }, "Show"), filter),
     list, empty);
 
@@ -70,6 +73,8 @@ export function roomTasks(container, room, app) {
 
   function render() {
     renderFilter();
+    const members = store.members.get(room);
+    alone.hidden = !members || members.length !== 1;
     const tasks = visible();
     const counts = new Map();
     for (const task of store.tasks.values()) if (task.parent) counts.set(task.parent, (counts.get(task.parent) || 0) + 1);
