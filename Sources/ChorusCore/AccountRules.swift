@@ -29,6 +29,13 @@ public enum AccountRules {
         else { throw .badTokenLabel }
     }
 
+    /// Only a password session makes tokens: a stolen token (a lost phone's, a leaked bot's)
+    /// must not mint another that outlives revoking it. `signedInWith` is the kind of token
+    /// the session logged in with, nil for a password.
+    public static func checkMayMakeToken(signedInWith token: TokenKind?) throws(DomainError) {
+        if token != nil { throw .tokenMakesNoTokens }
+    }
+
     static func isNameByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),

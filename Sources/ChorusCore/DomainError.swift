@@ -24,6 +24,7 @@ public enum DomainError: Error, Equatable, Sendable {
     case tooManySignUps(retryAfter: Int)
     case signUpByInviteOnly
     case signUpInviteUnusable(String)
+    case tokenMakesNoTokens
 
     // Who may do what.
     case roleRequired(Role, room: String, action: String)
@@ -122,6 +123,7 @@ public enum DomainError: Error, Equatable, Sendable {
         case .badName(let shown): "a name is 2-32 of a-z 0-9 . _ - (got \(shown))"
         case .badPasswordLength(let count): "a password is 15-1024 bytes (got \(count)); a few words make a good one"
         case .badTokenLabel: "a token label is 1-64 of A-Z a-z 0-9 . _ -"
+        case .tokenMakesNoTokens: "a session signed in with a token cannot make tokens: LOGIN with the password to make one"
         case .fieldLength(let what, let max): "\(what) is 1-\(max) characters"
         case .fieldNotOneLine(let what, let character): "\(what) is one line: no \(character) (only notes may hold a newline)"
         case .fieldTooLong(let what, let max): "\(what) is at most \(max) characters"

@@ -18,7 +18,7 @@ extension ChorusError {
             return 401
         case .roleRequired, .onlyCreatorOrAdmin, .personalTaskAssignee, .removeSelf, .removeOwner, .removeAdmin,
              .ownerLeaving, .ownerKeepsRole, .serverAdminRequired, .disableSelf, .accountDisabled, .removedFromRoom,
-             .signUpByInviteOnly, .signUpInviteUnusable:
+             .signUpByInviteOnly, .signUpInviteUnusable, .tokenMakesNoTokens:
             return 403
         case .ambiguousRoomName, .nameTaken, .alreadyMember, .alreadyInRoom, .alreadyHasRole, .alreadyDone, .notDone,
              .progressOfDoneTask, .progressFromSubtasks:

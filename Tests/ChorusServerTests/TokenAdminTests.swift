@@ -68,6 +68,17 @@ import Testing
         #expect(object(who["user"])["name"] as? String == "ann")
         #expect(object(who["token"])["label"] as? String == "phone" && object(who["token"])["kind"] as? String == "device", "\(who)")
 
+        // Only a password session makes tokens: a stolen device or bot token cannot mint
+        // one that outlives revoking it. Listing and revoking work from a token session.
+        let minted = try browser.failure("TOKEN CREATE spare")
+        #expect(minted.code == 403 && minted.message.contains("LOGIN with the password"), "\(minted)")
+        let bot = try Device(client: try server.client(), user: "ann", label: "bot")
+        try bot.ok("AUTH \(try #require(try ann.ok("TOKEN CREATE nightly")["token"] as? String))")
+        #expect(try bot.failure("TOKEN CREATE spare kind=bot").code == 403)
+        #expect(try bot.ok("TOKEN LIST")["tokens"] as? [Any] != nil)
+        #expect(!((try ann.ok("TOKEN LIST")["tokens"] as? [[String: Any]]) ?? []).contains { $0["label"] as? String == "spare" })
+        try bot.ok("TOKEN REVOKE tablet")
+
         // A token session that signs up or logs in as someone else holds no token any more.
         let switching = try Device(client: try server.client(), user: "ann", label: "switching")
         try switching.ok("AUTH \(secret)")
