@@ -28,7 +28,7 @@ extension Hub {
         let rate = configuration.registerRate
         let mode = configuration.registration
         runOffLoop(session, tag: tag) { [accounts, state] done in
-            accounts.register(name: name, password: password, invite: invite, from: address, exempt: exempt) { result in
+            accounts.register(name: name, password: password, invite: invite, from: AddressRange.limitKey(address), exempt: exempt) { result in
                 switch result {
                 case .failure(let error):
                     if error.code == 403 || error.code == 429 {
@@ -77,7 +77,7 @@ extension Hub {
         let address = session.connection.peerHost
         let hub = bound
         runOffLoop(session, tag: tag) { [accounts, database, clock, state] done in
-            accounts.login(name: name, password: password, from: address) { result in
+            accounts.login(name: name, password: password, from: AddressRange.limitKey(address)) { result in
                 guard case .success(let account) = result else {
                     if case .failure(let error) = result {
                         state.metrics.login(error.code == 429 ? .throttled : .failed, method: .password)

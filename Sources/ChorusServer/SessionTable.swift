@@ -52,8 +52,8 @@ final class SessionTable {
         connection.delegate = delegate
         byID[connection.id] = session
         let open = state.sessionCount.add(1, ordering: .relaxed).newValue
-        let address = connection.peerHost
-        let exempt = configuration.exempt.contains { $0.contains(address) }
+        let exempt = configuration.exempt.contains { $0.contains(connection.peerHost) }
+        let address = AddressRange.limitKey(connection.peerHost)
         let perAddress = exempt ? 0 : configuration.maxPerAddress
         let counted = state.addressCounts.withLock { counts in
             guard open <= configuration.maxConnections else { return false }
