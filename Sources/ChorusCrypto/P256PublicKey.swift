@@ -31,18 +31,6 @@ public final class P256PublicKey: @unchecked Sendable, Equatable {
         self.uncompressedPoint = point
     }
 
-    /// Adopts an EVP_PKEY that already holds a P-256 public key (ours, or a private key's public half).
-    init(adopting key: OpaquePointer) throws {
-        var point = [UInt8](repeating: 0, count: Self.pointLength)
-        var length = 0
-        guard EVP_PKEY_get_octet_string_param(key, "pub", &point, point.count, &length) == 1, length == Self.pointLength else {
-            EVP_PKEY_free(key)
-            throw CryptoError.openSSL("cannot read P-256 public key")
-        }
-        self.key = key
-        self.uncompressedPoint = point
-    }
-
     /// Base64url of the 65-byte point: the form of `p256dh`, `k=` and `PUSH KEY`.
     public convenience init(base64URL text: String) throws {
         try self.init(uncompressedPoint: Base64URL.decode(text, length: Self.pointLength, what: "P-256 public key"))

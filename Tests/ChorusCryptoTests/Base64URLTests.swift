@@ -2,7 +2,7 @@ import Testing
 @testable import ChorusCrypto
 
 /// RFC 4648 §10's vectors, in the URL alphabet and without padding.
-@Test func base64URLEncodesRFC4648Vectors() {
+@Test func base64URLEncodesRFC4648Vectors() throws {
     let cases = ["": "", "f": "Zg", "fo": "Zm8", "foo": "Zm9v", "foob": "Zm9vYg", "fooba": "Zm9vYmE", "foobar": "Zm9vYmFy"]
     for (plain, encoded) in cases {
         #expect(Base64URL.encode(Array(plain.utf8)) == encoded)
