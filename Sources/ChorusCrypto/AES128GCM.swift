@@ -6,9 +6,12 @@ enum AES128GCM {
     static let keyLength = 16
     static let nonceLength = 12
     static let tagLength = 16
+    /// OpenSSL counts in Int32; Web Push records are at most 4096 bytes, so this is only a guard.
+    static let longestInput = 1 << 30
 
     /// ciphertext || tag.
     static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8]) throws -> [UInt8] {
+        guard plaintext.count <= longestInput else { throw CryptoError("AES-GCM input of \(plaintext.count) bytes is too long") }
         let context = try start(encrypting: true, key: key, nonce: nonce)
         defer { EVP_CIPHER_CTX_free(context) }
         var output = [UInt8](repeating: 0, count: plaintext.count + tagLength)
@@ -33,6 +36,7 @@ enum AES128GCM {
     /// or truncated record, or one made with another key, is never returned.
     static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8]) throws -> [UInt8] {
         guard sealed.count >= tagLength else { throw CryptoError("AES-GCM record is shorter than its tag") }
+        guard sealed.count <= longestInput else { throw CryptoError("AES-GCM input of \(sealed.count) bytes is too long") }
         let context = try start(encrypting: false, key: key, nonce: nonce)
         defer { EVP_CIPHER_CTX_free(context) }
         let ciphertextLength = sealed.count - tagLength

@@ -8,6 +8,8 @@ enum ECDSASignatureForm {
 
     /// DER → R || S. Refuses trailing bytes and numbers wider than 32 bytes.
     static func raw(fromDER der: [UInt8]) throws -> [UInt8] {
+        // 8 bytes is the shortest SEQUENCE of two INTEGERs; 72 the longest for P-256.
+        guard (8...72).contains(der.count) else { throw CryptoError("ECDSA signature is not one DER SEQUENCE of two integers") }
         let signature: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor = buffer.baseAddress
             guard let parsed = d2i_ECDSA_SIG(nil, &cursor, buffer.count) else { return nil }

@@ -80,6 +80,7 @@ private func openSSLSign(_ message: [UInt8], _ key: P256PrivateKey) -> [UInt8] {
     #expect(throws: CryptoError.self) { try ES256.verify(handDER(signature), of: message, with: key.publicKey) }
     #expect(throws: CryptoError.self) { try ES256.verify(Array(signature.prefix(63)), of: message, with: key.publicKey) }
     #expect(throws: CryptoError.self) { try ES256.verify([UInt8](repeating: 0, count: 64), of: message, with: key.publicKey) }
+    #expect(throws: CryptoError.self) { try ECDSASignatureForm.raw(fromDER: []) }
     #expect(throws: CryptoError.self) { try ECDSASignatureForm.raw(fromDER: [0x30, 0x02, 0x02, 0x00]) }
     #expect(throws: CryptoError.self) { try ECDSASignatureForm.raw(fromDER: handDER(signature) + [0]) }
 }
