@@ -11,6 +11,8 @@
 #include <openssl/pem.h>
 #include <openssl/bio.h>
 #include <openssl/ec.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
 
 // OpenSSL spells these as macros over SSL_CTX_ctrl and friends; Swift imports functions only.
 static inline int copenssl_ctx_set_min_proto(SSL_CTX *ctx, int version) {
@@ -65,6 +67,10 @@ static inline unsigned int copenssl_alpn_selected(const SSL *ssl, char *buffer, 
     buffer[length] = 0;
     return length;
 }
+
+// EVP_PKEY_fromdata's selections are macros built from other macros; Swift sees these instead.
+static const int COPENSSL_PKEY_PUBLIC_KEY = EVP_PKEY_PUBLIC_KEY;
+static const int COPENSSL_PKEY_KEYPAIR = EVP_PKEY_KEYPAIR;
 
 static const long COPENSSL_MODE_RELEASE_BUFFERS = SSL_MODE_RELEASE_BUFFERS;
 static const long COPENSSL_MODE_PARTIAL_WRITE = SSL_MODE_ENABLE_PARTIAL_WRITE;

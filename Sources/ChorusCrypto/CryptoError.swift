@@ -33,3 +33,10 @@ extension CryptoError {
         CryptoError("\(context): \(String(cString: strerror(code)))")
     }
 }
+
+extension CryptoError {
+    /// A key, salt, secret or signature of the wrong size: the caller handed us something else.
+    static func wrongLength(_ what: String, expected: Int, got: Int) -> CryptoError {
+        CryptoError("\(what) must be \(expected) bytes, not \(got)")
+    }
+}
