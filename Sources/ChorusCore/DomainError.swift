@@ -10,6 +10,7 @@ public enum DomainError: Error, Equatable, Sendable {
     case noSuchInviteInRoom(code: String, room: String)
     case notAMember(user: String, room: String?)
     case noSuchToken(label: String)
+    case noSuchPushSubscription(Int64)
     case noInvitation(String)
 
     // Who you are: signing in and accounts.
@@ -70,6 +71,10 @@ public enum DomainError: Error, Equatable, Sendable {
     case expiryInPast(String)
     case blockSelf
     case tooManyOpenInvitations(max: Int)
+    case badPushEndpoint
+    case badPushKey(String)
+    case badPushLabel
+    case tooManyPushSubscriptions(max: Int)
 
     /// The one-line reason a person reads.
     public var message: String {
@@ -81,6 +86,7 @@ public enum DomainError: Error, Equatable, Sendable {
         case .noSuchInviteInRoom(let code, let room): "no such invite code \(code) for \(room)"
         case .notAMember(let user, let room): "\(user) is not a member of \(room ?? "the room")"
         case .noSuchToken(let label): "no token labelled \(label)"
+        case .noSuchPushSubscription(let id): "no push subscription \(id) (PUSH LIST shows yours)"
         case .noInvitation(let reference): "no invitation to room \(reference)"
         case .logInFirst: "log in first: LOGIN NAME PASSWORD, or REGISTER NAME PASSWORD"
         case .notLoggedIn: "not logged in"
@@ -142,6 +148,10 @@ public enum DomainError: Error, Equatable, Sendable {
         case .blockSelf: "you cannot block yourself"
         case .tooManyOpenInvitations(let max):
             "you have \(max) invitations nobody has answered yet; wait for answers, or withdraw some with ROOM REMOVE R USER"
+        case .badPushEndpoint: "a push endpoint is an https URL of at most \(PushRules.endpointLength.upperBound) bytes"
+        case .badPushKey(let reason): reason
+        case .badPushLabel: "a push label is 1-64 of A-Z a-z 0-9 . _ -"
+        case .tooManyPushSubscriptions(let max): "you have \(max) push subscriptions, the most kept; PUSH UNSUBSCRIBE one first"
         }
     }
 }

@@ -118,6 +118,14 @@ extension PostgresImport {
             .init("user", .integer, postgres: "user_id"), .init("room", .integer), .init("event", .integer),
             .init("unread", .integer),
         ]),
+        // Web Push (migration 16): the VAPID key, so subscriptions made before keep working.
+        ImportedTable("vapid_keys", identity: false, [
+            .init("id", .integer), .init("private_key", .text), .init("public_key", .text), .init("created", .text),
+        ]),
+        ImportedTable("push_subscriptions", identity: true, [
+            .init("id", .integer), .init("user", .integer, postgres: "user_id"), .init("endpoint", .text), .init("p256dh", .text),
+            .init("auth", .text), .init("label", .text), .init("created", .text), .init("last_used", .text),
+        ]),
         // Calendar feeds (migration 12): the secrets' digests, so copied links keep working.
         ImportedTable("calendar_links", identity: false, [
             .init("digest", .text), .init("user", .integer, postgres: "user_id"), .init("room", .integer),

@@ -69,6 +69,10 @@ extension ChorusError {
         .usage(usage, "AFTER_ID is an event id, not \(word)")
     }
 
+    public static func notASubscriptionID(_ word: String, usage: String) -> ChorusError {
+        .usage(usage, "a push subscription is named by its id (PUSH LIST), not \(word)")
+    }
+
     public static func notAReadEventID(_ word: String, usage: String) -> ChorusError {
         .usage(usage, "EVENT_ID is an event id, not \(word)")
     }

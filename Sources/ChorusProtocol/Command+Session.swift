@@ -43,6 +43,14 @@ extension Command {
         public let value: String
     }
 
+    /// PUSH SUBSCRIBE ENDPOINT P256DH AUTH [LABEL], as typed: the server checks them.
+    public struct PushSubscribe: ParsedCommand {
+        public let endpoint: String
+        public let p256dh: String
+        public let auth: String
+        public let label: String?
+    }
+
     /// TOKEN CREATE LABEL [kind=device|bot].
     public struct TokenCreate: ParsedCommand {
         public let label: String

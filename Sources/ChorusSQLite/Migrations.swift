@@ -319,6 +319,27 @@ public enum Migrations {
                 WHERE EXISTS (SELECT 1 FROM members m WHERE m.user = k.user AND m.room = k.room)
                 """).rows(Database.countedEventValues) { _ in }
         },
+        // 16: Web Push (CONTRACT §10): the server's VAPID key pair, one row made once, and
+        // devices' subscriptions, an endpoint belonging to one account at a time.
+        """
+        CREATE TABLE vapid_keys (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          private_key TEXT NOT NULL,
+          public_key TEXT NOT NULL,
+          created TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE push_subscriptions (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          endpoint TEXT NOT NULL UNIQUE,
+          p256dh TEXT NOT NULL,
+          auth TEXT NOT NULL,
+          label TEXT NOT NULL,
+          created TEXT NOT NULL,
+          last_used TEXT
+        ) STRICT;
+        CREATE INDEX push_subscriptions_by_user ON push_subscriptions(user);
+        """,
     ]
 }
 

@@ -11,7 +11,7 @@ extension ChorusError {
     static func code(of error: DomainError) -> Int {
         switch error {
         // Outsiders get 404, never 403: a room or task of others looks like one that is not there.
-        case .noSuchRoom, .noSuchTask, .noSuchUser, .noSuchInvite, .noSuchInviteInRoom, .notAMember, .noSuchToken,
+        case .noSuchRoom, .noSuchTask, .noSuchUser, .noSuchInvite, .noSuchInviteInRoom, .notAMember, .noSuchToken, .noSuchPushSubscription,
              .noInvitation:
             return 404
         case .logInFirst, .notLoggedIn, .wrongNameOrPassword, .invalidToken, .wrongOldPassword, .accountGone:
@@ -26,9 +26,10 @@ extension ChorusError {
         case .badName, .badPasswordLength, .badTokenLabel, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter,
              .fieldBidiControl,
              .badDate, .ownParent, .parentInOtherRoom, .parentIsSubtask,
-             .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast, .blockSelf:
+             .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast, .blockSelf,
+             .badPushEndpoint, .badPushKey, .badPushLabel:
             return 422
-        case .tooManyFailedLogins, .tooManySignUps, .tooManyOpenInvitations:
+        case .tooManyFailedLogins, .tooManySignUps, .tooManyOpenInvitations, .tooManyPushSubscriptions:
             return 429
         }
     }

@@ -89,6 +89,12 @@ enum RouteTable {
     ]
 
     static let botAndAdminRoutes: [RouteEntry] = [
+        .job("PUSH KEY", Command.Plain.self) { context, _ in try context.pushKey() },
+        .job("PUSH SUBSCRIBE", Command.PushSubscribe.self) {
+            try $0.pushSubscribe(endpoint: $1.endpoint, p256dh: $1.p256dh, auth: $1.auth, label: $1.label)
+        },
+        .job("PUSH LIST", Command.Plain.self) { context, _ in try context.pushList() },
+        .job("PUSH UNSUBSCRIBE", Command.ID.self) { try $0.pushUnsubscribe(id: $1.id) },
         .job("TOKEN CREATE", Command.TokenCreate.self) { try $0.tokenCreate(label: $1.label, kind: $1.kind) },
         .job("TOKEN LIST", Command.Plain.self) { context, _ in try context.tokenList() },
         .job("TOKEN REVOKE", Command.Word.self) { try $0.tokenRevoke(label: $1.value) },

@@ -241,6 +241,23 @@ public protocol Store: AnyObject {
     /// finished since `finishedSince`, with their revisions, soonest due first.
     func feedTasks(in scope: TaskScope, finishedSince: String) throws -> [FeedTask]
 
+    // MARK: Web Push
+
+    /// The server's VAPID key pair; nil until one is kept.
+    func vapidKey() throws -> VAPIDKeyRecord?
+    /// Keeps `key` unless one is kept already (another node made its own at the same
+    /// time); returns the kept one, which every node then uses.
+    func keepVAPIDKey(_ key: VAPIDKeyRecord, created: String) throws -> VAPIDKeyRecord
+    /// Keeps a device's subscription: a new one, or new keys and label for the caller's
+    /// subscription with this endpoint. Another account's subscription with the endpoint
+    /// ends: the device changed hands, and its notices must not reach the next person.
+    func savePushSubscription(user: Int64, endpoint: String, p256dh: String, auth: String, label: String,
+                              created: String) throws -> PushSubscriptionRecord
+    /// The account's subscriptions, by id.
+    func pushSubscriptions(ofUser user: Int64) throws -> [PushSubscriptionRecord]
+    /// Ends the account's subscription with this id; false when it has none.
+    func deletePushSubscription(user: Int64, id: Int64) throws -> Bool
+
     // MARK: Device and bot tokens
 
     /// `.duplicate` when the user has a token with this label.

@@ -94,6 +94,10 @@ struct CopyToPostgresTests {
         // Calendar feeds: the links' digests move with the household.
         #expect(try ann.json("CALENDAR LINK \(room)")["url"] as? String != nil)
         #expect(try bob.json("CALENDAR LINK me")["url"] as? String != nil)
+        // Web Push: the server's key and a device's subscription move along.
+        #expect(try ann.json("PUSH KEY")["key"] as? String != nil)
+        let phone = try PushCommandTests.browserSubscription()
+        #expect(try bob.json("PUSH SUBSCRIBE \(phone.endpoint) \(phone.p256dh) \(phone.auth) phone")["type"] as? String == "ok")
         let gone = id(try ann.json("ROOM CREATE Gone"), "room")
         #expect(try ann.json("ROOM DELETE \(gone)")["type"] as? String == "ok")
         // bob has read everything so far: his marker moves with the household.
