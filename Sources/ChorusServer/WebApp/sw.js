@@ -41,3 +41,49 @@ self.addEventListener("fetch", (event) => {
     .then((cache) => cache.match(path))
     .then((kept) => kept || fetch(request)));
 });
+
+// A push (CONTRACT §10) carries {"event","title","body","url"}. A notification with an
+// address in the app is tagged with it, so a newer push about the same task replaces the
+// older one on screen, as the push service's Topic does for those still in transit; one
+// without stands alone.
+self.addEventListener("push", (event) => {
+  let notice = {};
+  try {
+    notice = event.data ? event.data.json() : {};
+  } catch {
+    notice = { body: event.data ? event.data.text() : "" };
+  }
+  const url = appAddress(notice.url);
+  const named = url !== self.location.origin + "/";
+  event.waitUntil(self.registration.showNotification(typeof notice.title === "string" && notice.title ? notice.title : "Chorus", {
+    body: typeof notice.body === "string" ? notice.body : "",
+    tag: named ? url : "",
+    renotify: named,
+    icon: "/icon-192.png",
+    data: { url },
+  }));
+});
+
+// Tapping a notification opens its task: in the app's window if one is open (the page
+// follows the address it is sent), else in a new one.
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const url = appAddress(event.notification.data && event.notification.data.url);
+  event.waitUntil(self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((windows) => {
+    const open = windows.find((client) => new URL(client.url).origin === self.location.origin);
+    if (!open) return self.clients.openWindow(url);
+    open.postMessage({ type: "open", url });
+    return open.focus();
+  }));
+});
+
+/** An address in this app (a push names one); anything else opens the app's start. */
+function appAddress(text) {
+  if (typeof text !== "string") return self.location.origin + "/";
+  try {
+    const url = new URL(text, self.location.origin);
+    return url.origin === self.location.origin ? url.href : self.location.origin + "/";
+  } catch {
+    return self.location.origin + "/";
+  }
+}

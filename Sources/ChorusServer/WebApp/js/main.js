@@ -482,6 +482,13 @@ if ("serviceWorker" in navigator) {
   navigator.serviceWorker.addEventListener("controllerchange", () => {
     if (hadController) toast("A new version of Chorus is ready.", { seconds: 30, action: { label: "Reload", run: () => location.reload() } });
   });
+  // A tapped notification (sw.js) names the screen to show in this window.
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    const message = event.data || {};
+    if (message.type !== "open" || typeof message.url !== "string") return;
+    const url = new URL(message.url, location.origin);
+    if (url.origin === location.origin) location.hash = url.hash || "#/";
+  });
   const later = () => (window.requestIdleCallback ? requestIdleCallback(registerWorker, { timeout: 3000 }) : setTimeout(registerWorker, 500));
   if (document.readyState === "complete") later();
   else addEventListener("load", later, { once: true });
