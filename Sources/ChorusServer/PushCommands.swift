@@ -37,7 +37,7 @@ extension CommandContext {
         try PushRules.checkRoom(held: held.count, replacing: held.contains { $0.endpoint == endpoint })
         let saved = try db.savePushSubscription(user: caller.id, endpoint: endpoint, p256dh: p256dh, auth: auth, label: name,
                                                 created: timestamp)
-        return result(.ok("push subscription \(saved.id) \(saved.label): notices reach this device",
+        return result(.ok("push subscription \(saved.id) \(saved.label) kept",
                           [("subscription", Self.subscriptionShape(saved))]))
     }
 
