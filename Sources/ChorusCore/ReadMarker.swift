@@ -23,7 +23,7 @@ public enum ReadMarker {
     /// yet. (Their count starts at their joining, which the store learns only once the
     /// joining's event has its id: the reply to a join says so itself.)
     public static func justJoined(_ room: RoomRecord) -> RoomRecord {
-        RoomRecord(id: room.id, name: room.name, role: room.role, progress: room.progress, open: room.open, unread: 0)
+        room.with(unread: 0)
     }
 
     /// Where a READ moves the marker: `requested` clamped to the room's newest event (an

@@ -17,4 +17,9 @@ public struct RoomRecord: Sendable, Equatable {
         self.open = open
         self.unread = unread
     }
+
+    /// The same room with another unread count: what a READ leaves, or a joining's nothing.
+    public func with(unread: Int) -> RoomRecord {
+        RoomRecord(id: id, name: name, role: role, progress: progress, open: open, unread: unread)
+    }
 }

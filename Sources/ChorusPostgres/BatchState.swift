@@ -18,10 +18,19 @@ struct StagedEvent {
 
 /// A row naming an event still staged, written once the event has its id: a membership
 /// span's change, or a notice held for the users of its audience (`pending_notices`).
+/// Unread counts (`read_markers`) are changed here too, in the order the jobs asked,
+/// though they name no event: written at the batch's end, under the event counter's lock,
+/// every node's changes to them take turns instead of waiting on each other's rows.
 enum StagedRowChange {
     case open(room: Int64, user: Int64, event: Int64)
     case close(room: Int64, user: Int64?, event: Int64)
     case holdNotice(users: [Int64], event: Int64)
+    /// A counted event (`ReadMarker.counts`) said by `by`: one more for the room's others.
+    case countUnread(room: Int64, by: String?)
+    /// A new member's count starts at nothing.
+    case startUnread(room: Int64, user: Int64)
+    /// READ: the marker moves up to `event`, the count loses what the move passes.
+    case moveReadMarker(room: Int64, user: Int64, event: Int64)
 }
 
 /// What one batch's transaction keeps in memory: its events without ids yet and the ids
@@ -118,6 +127,19 @@ struct BatchState {
         let due = spans[spansRun...]
         spansRun = spans.count
         return due
+    }
+
+    /// The row changes not written yet, when no event is pending (they name none): to write now.
+    mutating func unwrittenRows() -> ArraySlice<StagedRowChange> {
+        let due = spans[spansRun...]
+        spansRun = spans.count
+        return due
+    }
+
+    /// The counted events this batch has staged and not stored, in `room`, by anyone but
+    /// `reader`: what its READ's reply adds to the count stored before the batch.
+    func pendingCounted(in room: Int64, notBy reader: String) -> Int {
+        pending.filter { $0.room == room && $0.user == nil && !$0.control && $0.by != reader && ReadMarker.counts(eventNamed: $0.name) }.count
     }
 
     /// Forgets what was staged after `mark`. What was stored after it, earlier jobs'

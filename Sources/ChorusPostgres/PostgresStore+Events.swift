@@ -16,9 +16,10 @@ extension PostgresStore {
     public func stageEvent(room: Int64?, user: Int64?, name: String, by: String?, at: String,
                            payload: String, text: String, audience: [Int64]) throws -> Int64 {
         writes += 1
-        if let room, user == nil, ReadMarker.counts(eventNamed: name) { try countUnread(room: room, by: by) }
-        return batch.stage(StagedEvent(room: room, user: user, name: name, by: by, at: at, payload: payload,
-                                       text: text, audience: audience))
+        let id = batch.stage(StagedEvent(room: room, user: user, name: name, by: by, at: at, payload: payload,
+                                         text: text, audience: audience))
+        if let room, user == nil, ReadMarker.counts(eventNamed: name) { batch.deferRow(.countUnread(room: room, by: by)) }
+        return id
     }
 
     /// Takes the next id like an event, so every node closes the sessions at this point.
@@ -50,21 +51,37 @@ extension PostgresStore {
     /// that waited for their ids; returns the transaction id, nil when nothing was
     /// pending. Throws `PostgresError`, for the batch runner to judge.
     func storeStagedEvents() throws -> String? {
-        guard !batch.pending.isEmpty else { return nil }
+        guard !batch.pending.isEmpty else {
+            let due = batch.unwrittenRows()
+            guard !due.isEmpty else { return nil }
+            // Unread counts change only at a batch's end, holding the counter's lock as a
+            // batch storing events does, so every node's changes to them take turns.
+            _ = try connection.query(EventCounter.last + " FOR UPDATE")
+            try writeRows(due)
+            return nil
+        }
         let count = Int64(batch.pending.count)
         let result = try connection.queryPrepared(EventCounter.store, EventCounter.parameters(batch.pending, node: node))
         let row = try result.firstRow()
         guard let last = try row.int64(0) else {
             throw PostgresError(sqlState: nil, kind: .failed, message: "the event counter row is missing")
         }
-        for change in batch.stored(first: last - count + 1) {
+        try writeRows(batch.stored(first: last - count + 1))
+        return row.string(1)
+    }
+
+    /// Writes the rows that waited for the batch's end, in the order they were asked for.
+    private func writeRows(_ changes: ArraySlice<StagedRowChange>) throws {
+        for change in changes {
             switch change {
             case .open(let room, let user, let event): try openSpan(room: room, user: user, event: event)
             case .close(let room, let user, let event): try closeSpan(room: room, user: user, event: event)
             case .holdNotice(let users, let event): try holdNotice(users: users, event: event)
+            case .countUnread(let room, let by): try writeUnreadCount(room: room, by: by)
+            case .startUnread(let room, let user): try writeUnreadStart(room: room, user: user)
+            case .moveReadMarker(let room, let user, let event): try writeReadMarker(room: room, user: user, event: event)
             }
         }
-        return row.string(1)
     }
 
     public func lastEventID() throws -> Int64 { try integer(EventCounter.last) }

@@ -119,7 +119,7 @@ extension PostgresStore {
             INSERT INTO members (room, user_id, role, joined) VALUES ($1, $2, $3, $4) ON CONFLICT (room, user_id) DO NOTHING
             """, [.int(room), .int(user), .text(role.rawValue), .text(joined)])
         if added == 0 { throw StoreError.alreadyMember(message: "members: user \(user) is in room \(room)") }
-        try startUnread(room: room, user: user)
+        startUnread(room: room, user: user)
     }
 
     public func removeMember(room: Int64, user: Int64) throws {

@@ -12,9 +12,10 @@ extension Database {
 
     /// Moves the marker up to `event` and takes off the count what it counted between the
     /// old start and the new one: a walk over only the events the move passes.
-    public func setReadMarker(user: Int64, room: Int64, event: Int64) throws {
+    @discardableResult
+    public func setReadMarker(user: Int64, room: Int64, event: Int64) throws -> (marker: Int64, unread: Int) {
         let old = try readMarker(user: user, room: room)
-        guard event > old else { return }
+        guard event > old else { return (old, try unread(user: user, room: room)) }
         let passed = try prepare("SELECT " + Self.countedSaid(room: "?1", user: "?2", after: "?3", upTo: "?4", firstName: 5))
             .rows([.integer(room), .integer(user), .integer(old), .integer(event)] + Self.countedEventValues) { $0.int(0) }
             .first ?? 0
@@ -22,6 +23,12 @@ extension Database {
             INSERT INTO read_markers (user, room, event, unread) VALUES (?1, ?2, ?3, 0)
             ON CONFLICT (user, room) DO UPDATE SET event = excluded.event, unread = max(0, unread - ?4)
             """).run(.integer(user), .integer(room), .integer(event), .integer(Int64(passed)))
+        return (event, try unread(user: user, room: room))
+    }
+
+    private func unread(user: Int64, room: Int64) throws -> Int {
+        Int(try prepare("SELECT unread FROM read_markers WHERE user = ?1 AND room = ?2")
+            .row(.integer(user), .integer(room)) { $0.int(0) } ?? 0)
     }
 
     /// One more unread for every member of `room` but the one who said it (`by`), when a

@@ -10,14 +10,14 @@ extension CommandContext {
         guard let marker = ReadMarker.moved(stored: stored, requested: requested, newest: try db.newestRoomEventID(room: access.id)) else {
             return result(readReply(try roomRecord(access), marker: stored))
         }
-        try db.setReadMarker(user: caller.id, room: access.id, event: marker)
-        let room = try roomRecord(access)
+        let moved = try db.setReadMarker(user: caller.id, room: access.id, event: marker)
+        let room = try roomRecord(access).with(unread: moved.unread)
         // A personal event (it has a user) of the room: stored, so SYNC and other nodes'
         // tails carry it to the caller's devices; never to anyone else.
         try emit("room.read", room: room.id, user: caller.id,
-                 payload: [("room", .int(room.id)), ("last_read", .int(marker)), ("unread", .int(room.unread))],
-                 text: "read \(room.name) (#\(room.id)) up to #\(marker)\(Self.unreadWords(room.unread))", audience: [caller.id])
-        return result(readReply(room, marker: marker))
+                 payload: [("room", .int(room.id)), ("last_read", .int(moved.marker)), ("unread", .int(room.unread))],
+                 text: "read \(room.name) (#\(room.id)) up to #\(moved.marker)\(Self.unreadWords(room.unread))", audience: [caller.id])
+        return result(readReply(room, marker: moved.marker))
     }
 
     /// `OK read Flat 2B (#3) up to #42 · 2 new`; JSON `room` (its id), `last_read`, `unread`

@@ -56,8 +56,12 @@ public protocol Store: AnyObject {
     func room(id: Int64, forUser user: Int64, now: Date) throws -> RoomRecord?
     /// The highest event id of the room the user has marked read; 0 for none.
     func readMarker(user: Int64, room: Int64) throws -> Int64
-    /// Stores the user's marker for the room; the caller decided it moves (`ReadMarker.moved`).
-    func setReadMarker(user: Int64, room: Int64, event: Int64) throws
+    /// Moves the user's marker for the room up to `event` (the caller decided it moves,
+    /// `ReadMarker.moved`; never down, if another node moved it further meanwhile) and
+    /// takes off the unread count what the move passes. Returns the marker and the count
+    /// it leaves (on PostgreSQL as far as the batch can tell before its turn to write).
+    @discardableResult
+    func setReadMarker(user: Int64, room: Int64, event: Int64) throws -> (marker: Int64, unread: Int)
     /// The room's name and the user's role, if a member: the check every room command starts with.
     func roomAccess(id: Int64, forUser user: Int64) throws -> RoomAccess?
     /// The ids of the user's rooms with this name, compared case-insensitively (Unicode, not only ASCII).
