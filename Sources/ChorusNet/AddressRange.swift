@@ -42,12 +42,17 @@ public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
 
     /// The address the per-address limits (`--max-per-ip`, `--register-rate`, failed
     /// logins per address) count against: an IPv4 address itself, also one mapped into
-    /// IPv6; for IPv6, its /64, written `2001:db8:1:2::/64`. A /64 is one subscriber's
-    /// network, and its owner can take as many addresses in it as they like, so counting
-    /// single IPv6 addresses would limit nobody. Anything unparsable counts as itself.
+    /// IPv6 (`::ffff:a.b.c.d`) or translated by NAT64's well-known prefix
+    /// (`64:ff9b::a.b.c.d`, RFC 6052: on an IPv6-only server every IPv4 client looks like
+    /// that); for any other IPv6 address, its /64, written `2001:db8:1:2::/64`. A /64 is
+    /// one subscriber's network, and its owner can take as many addresses in it as they
+    /// like, so counting single IPv6 addresses would limit nobody. Anything unparsable
+    /// counts as itself.
     public static func limitKey(_ address: String) -> String {
         guard let bytes = bytes(of: address), bytes.count == 16 else { return address }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
+        let mapped = bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff
+        let translated = bytes[0..<12] == [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0]
+        if mapped || translated {
             return bytes[12...].map(String.init).joined(separator: ".")
         }
         return AddressRange(network: Array(bytes[0..<8]) + Array(repeating: 0, count: 8), prefix: 64).description

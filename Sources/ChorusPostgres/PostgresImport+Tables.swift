@@ -124,7 +124,7 @@ extension PostgresImport {
         ]),
         ImportedTable("push_subscriptions", identity: true, [
             .init("id", .integer), .init("user", .integer, postgres: "user_id"), .init("endpoint", .text), .init("p256dh", .text),
-            .init("auth", .text), .init("label", .text), .init("created", .text), .init("last_used", .text),
+            .init("auth", .text), .init("label", .text), .init("token", .integer), .init("created", .text), .init("last_used", .text),
         ]),
         // Calendar feeds (migration 12): the secrets' digests, so copied links keep working.
         ImportedTable("calendar_links", identity: false, [

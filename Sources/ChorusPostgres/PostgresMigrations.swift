@@ -232,10 +232,12 @@ enum PostgresMigrations {
           p256dh text COLLATE "C" NOT NULL,
           auth text COLLATE "C" NOT NULL,
           label text COLLATE "C" NOT NULL,
+          token bigint REFERENCES tokens(id) ON DELETE CASCADE,
           created text COLLATE "C" NOT NULL,
           last_used text COLLATE "C"
         );
         CREATE INDEX push_subscriptions_by_user ON push_subscriptions(user_id);
+        CREATE INDEX push_subscriptions_by_token ON push_subscriptions(token) WHERE token IS NOT NULL;
         """,
     ]
 }

@@ -16,14 +16,18 @@ extension PostgresStore {
         return try vapidKey() ?? key
     }
 
+    /// Another account's subscription to the endpoint that another node is saving at this
+    /// moment is not seen by the DELETE; the upsert then finds it and makes it the caller's.
     public func savePushSubscription(user: Int64, endpoint: String, p256dh: String, auth: String, label: String,
-                                     created: String) throws -> PushSubscriptionRecord {
+                                     token: Int64?, created: String) throws -> PushSubscriptionRecord {
         _ = try write("DELETE FROM push_subscriptions WHERE endpoint = $1 AND user_id <> $2", [.text(endpoint), .int(user)])
         guard let saved = try writeReturning("""
-            INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, label, created) VALUES ($1, $2, $3, $4, $5, $6)
-            ON CONFLICT (endpoint) DO UPDATE SET p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth, label = EXCLUDED.label
+            INSERT INTO push_subscriptions (user_id, endpoint, p256dh, auth, label, token, created) VALUES ($1, $2, $3, $4, $5, $6, $7)
+            ON CONFLICT (endpoint) DO UPDATE SET user_id = EXCLUDED.user_id, p256dh = EXCLUDED.p256dh, auth = EXCLUDED.auth,
+              label = EXCLUDED.label, token = EXCLUDED.token
             RETURNING \(Self.subscriptionColumns)
-            """, [.int(user), .text(endpoint), .text(p256dh), .text(auth), .text(label), .text(created)], map: Self.subscription)
+            """, [.int(user), .text(endpoint), .text(p256dh), .text(auth), .text(label), token.map { .int($0) } ?? .null, .text(created)],
+            map: Self.subscription)
         else { throw StoreError(.failed, message: "push_subscriptions: the row just saved is missing") }
         return saved
     }

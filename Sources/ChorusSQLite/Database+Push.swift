@@ -16,12 +16,13 @@ extension Database {
     }
 
     public func savePushSubscription(user: Int64, endpoint: String, p256dh: String, auth: String, label: String,
-                                     created: String) throws -> PushSubscriptionRecord {
+                                     token: Int64?, created: String) throws -> PushSubscriptionRecord {
         try prepare("DELETE FROM push_subscriptions WHERE endpoint = ?1 AND user <> ?2").run(.text(endpoint), .integer(user))
         try prepare("""
-            INSERT INTO push_subscriptions (user, endpoint, p256dh, auth, label, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-            ON CONFLICT (endpoint) DO UPDATE SET p256dh = excluded.p256dh, auth = excluded.auth, label = excluded.label
-            """).run(.integer(user), .text(endpoint), .text(p256dh), .text(auth), .text(label), .text(created))
+            INSERT INTO push_subscriptions (user, endpoint, p256dh, auth, label, token, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+            ON CONFLICT (endpoint) DO UPDATE SET user = excluded.user, p256dh = excluded.p256dh, auth = excluded.auth,
+              label = excluded.label, token = excluded.token
+            """).run(.integer(user), .text(endpoint), .text(p256dh), .text(auth), .text(label), .init(token), .text(created))
         guard let saved = try prepare(Self.subscriptionSelect + " WHERE endpoint = ?1").row(.text(endpoint), map: Self.subscription) else {
             throw StoreError(.failed, message: "push_subscriptions: the row just saved is missing")
         }

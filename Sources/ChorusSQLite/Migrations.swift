@@ -320,7 +320,8 @@ public enum Migrations {
                 """).rows(Database.countedEventValues) { _ in }
         },
         // 16: Web Push (CONTRACT §10): the server's VAPID key pair, one row made once, and
-        // devices' subscriptions, an endpoint belonging to one account at a time.
+        // devices' subscriptions, an endpoint belonging to one account at a time; one made
+        // by a token's session goes with the token.
         """
         CREATE TABLE vapid_keys (
           id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -335,10 +336,12 @@ public enum Migrations {
           p256dh TEXT NOT NULL,
           auth TEXT NOT NULL,
           label TEXT NOT NULL,
+          token INTEGER REFERENCES tokens(id) ON DELETE CASCADE,
           created TEXT NOT NULL,
           last_used TEXT
         ) STRICT;
         CREATE INDEX push_subscriptions_by_user ON push_subscriptions(user);
+        CREATE INDEX push_subscriptions_by_token ON push_subscriptions(token) WHERE token IS NOT NULL;
         """,
     ]
 }

@@ -8,8 +8,8 @@ import Foundation
 struct Caller: Sendable {
     let id: Int64
     let name: String
-    /// The kind of token the session logged in with; nil for a password (or the server).
-    var token: TokenKind? = nil
+    /// The token the session logged in with; nil for a password (or the server).
+    var token: TokenRecord? = nil
 }
 
 /// An event and the users whose sessions should get it.

@@ -66,7 +66,7 @@ extension Hub {
                      touchesTasks: Bool = false,
                      _ work: @escaping @Sendable (CommandContext) throws -> CommandResult) {
         guard let account = session.account else { return }
-        let caller = Caller(id: account.id, name: account.name, token: session.token?.kind)
+        let caller = Caller(id: account.id, name: account.name, token: session.token)
         let online = needsLoopState ? state.presence.onlineUsers : []
         let status = needsLoopState ? self.status : ServerStatus()
         let sessionID = session.id

@@ -36,7 +36,7 @@ extension CommandContext {
         let held = try db.pushSubscriptions(ofUser: caller.id)
         try PushRules.checkRoom(held: held.count, replacing: held.contains { $0.endpoint == endpoint })
         let saved = try db.savePushSubscription(user: caller.id, endpoint: endpoint, p256dh: p256dh, auth: auth, label: name,
-                                                created: timestamp)
+                                                token: caller.token?.id, created: timestamp)
         return result(.ok("push subscription \(saved.id) \(saved.label) kept",
                           [("subscription", Self.subscriptionShape(saved))]))
     }

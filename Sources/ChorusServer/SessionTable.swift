@@ -57,6 +57,8 @@ final class SessionTable {
         let perAddress = exempt ? 0 : configuration.maxPerAddress
         let counted = state.addressCounts.withLock { counts in
             guard open <= configuration.maxConnections else { return false }
+            // An exempt host is not counted: it would use up its /64 neighbours' share.
+            if exempt { return true }
             guard perAddress == 0 || counts[address, default: 0] < perAddress else { return false }
             counts[address, default: 0] += 1
             return true
@@ -65,7 +67,7 @@ final class SessionTable {
             session.refusal = .serverFull
         } else if !counted {
             session.refusal = .tooManyConnections(from: address)
-        } else {
+        } else if !exempt {
             session.countedAddress = address
         }
         scheduleHandshakeCheck(session)

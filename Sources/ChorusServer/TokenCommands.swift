@@ -8,7 +8,7 @@ import Foundation
 extension CommandContext {
     /// TOKEN CREATE LABEL [kind=device|bot]
     func tokenCreate(label: String, kind: TokenKind) throws -> CommandResult {
-        try AccountRules.checkMayMakeToken(signedInWith: caller.token)
+        try AccountRules.checkMayMakeToken(signedInWith: caller.token?.kind)
         try AccountRules.checkTokenLabel(label)
         // 256 bits from the system's CSPRNG; only the digest is stored.
         let secret = SecureRandom.hex(32)

@@ -255,8 +255,10 @@ public protocol Store: AnyObject {
     /// Keeps a device's subscription: a new one, or new keys and label for the caller's
     /// subscription with this endpoint. Another account's subscription with the endpoint
     /// ends: the device changed hands, and its notices must not reach the next person.
+    /// `token`: the token the subscribing session logged in with; revoking it (a web
+    /// app's sign-out, a lost phone) ends the subscription with it.
     func savePushSubscription(user: Int64, endpoint: String, p256dh: String, auth: String, label: String,
-                              created: String) throws -> PushSubscriptionRecord
+                              token: Int64?, created: String) throws -> PushSubscriptionRecord
     /// The account's subscriptions, by id.
     func pushSubscriptions(ofUser user: Int64) throws -> [PushSubscriptionRecord]
     /// Ends the account's subscription with this id; false when it has none.

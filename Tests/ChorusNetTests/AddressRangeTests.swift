@@ -7,6 +7,9 @@ import Testing
         #expect(AddressRange.limitKey("192.0.2.7") == "192.0.2.7")
         #expect(AddressRange.limitKey("::ffff:192.0.2.7") == "192.0.2.7")
         #expect(AddressRange.limitKey("::ffff:c000:0207") == "192.0.2.7")
+        // NAT64's well-known prefix carries an IPv4 client: each counts on its own.
+        #expect(AddressRange.limitKey("64:ff9b::192.0.2.7") == "192.0.2.7")
+        #expect(AddressRange.limitKey("64:ff9b::c000:208") == "192.0.2.8")
     }
 
     /// Every address of one /64 is one count: its owner can take any of them.

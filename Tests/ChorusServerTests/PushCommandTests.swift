@@ -68,6 +68,24 @@ import Testing
         #expect((try bob.ok("PUSH LIST")["subscriptions"] as? [JSON])?.count == 1)
     }
 
+    /// A subscription made in a device token's session ends when the token is revoked
+    /// (the web app's sign-out, or a lost phone signed out from elsewhere): nobody who
+    /// stole the token keeps a feed of the notices. One made with the password stays.
+    @Test func signingADeviceOutEndsItsSubscription() throws {
+        let server = try TestServer()
+        let ann = try server.device("ann")
+        let secret = try #require(try ann.ok("TOKEN CREATE browser kind=device")["token"] as? String)
+        let browser = try Device(client: try server.client(), user: "ann", label: "browser")
+        try browser.ok("AUTH \(secret)")
+        let phone = try Self.browserSubscription()
+        try browser.ok("PUSH SUBSCRIBE \(phone.endpoint) \(phone.p256dh) \(phone.auth) browser")
+        let laptop = try Self.browserSubscription()
+        try ann.ok("PUSH SUBSCRIBE \(laptop.endpoint) \(laptop.p256dh) \(laptop.auth) laptop")
+        try ann.ok("TOKEN REVOKE browser")
+        let left = try ann.ok("PUSH LIST")["subscriptions"] as? [JSON] ?? []
+        #expect(left.map { $0["label"] as? String } == ["laptop"], "\(left)")
+    }
+
     @Test func badSubscriptionsAreRefusedWithTheirReason() throws {
         let server = try TestServer()
         let ann = try server.device("ann")
