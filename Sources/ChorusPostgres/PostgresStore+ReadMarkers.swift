@@ -50,19 +50,24 @@ extension PostgresStore {
             """, [.int(room), by.map { .text($0) } ?? .null])
     }
 
-    /// `.startUnread`.
+    /// `.startUnread`. Only while they are still a member: the batch may have deleted the
+    /// room, or seen them leave, after they joined.
     func writeUnreadStart(room: Int64, user: Int64) throws {
         _ = try connection.queryPrepared("""
-            INSERT INTO read_markers (user_id, room, event, unread) VALUES ($1, $2, 0, 0)
+            INSERT INTO read_markers (user_id, room, event, unread)
+            SELECT m.user_id, m.room, 0, 0 FROM members m WHERE m.room = $2 AND m.user_id = $1
             ON CONFLICT (user_id, room) DO UPDATE SET unread = 0
             """, [.int(user), .int(room)])
     }
 
     /// `.moveReadMarker`: never down (another node's READ may have moved it past), and the
-    /// count loses the counted events between the old start and the new marker.
+    /// count loses the counted events between the old start and the new marker. Only
+    /// while they are still a member, as `.startUnread`.
     func writeReadMarker(room: Int64, user: Int64, event: Int64) throws {
         _ = try connection.queryPrepared("""
-            INSERT INTO read_markers (user_id, room, event, unread) VALUES ($1, $2, 0, 0) ON CONFLICT (user_id, room) DO NOTHING
+            INSERT INTO read_markers (user_id, room, event, unread)
+            SELECT m.user_id, m.room, 0, 0 FROM members m WHERE m.room = $2 AND m.user_id = $1
+            ON CONFLICT (user_id, room) DO NOTHING
             """, [.int(user), .int(room)])
         _ = try connection.queryPrepared("""
             UPDATE read_markers AS k SET event = $3,
