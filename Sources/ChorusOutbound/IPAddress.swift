@@ -33,6 +33,14 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         var copy = bytes
         inet_ntop(isIPv4 ? AF_INET : AF_INET6, &copy, &text, socklen_t(text.count))
-        return String(cString: text)
+        return String(nulTerminated: text)
+    }
+}
+
+extension String {
+    /// The text before the first NUL of a C buffer (inet_ntop's, libcurl's error buffer).
+    init(nulTerminated buffer: [CChar]) {
+        let end = buffer.firstIndex(of: 0) ?? buffer.endIndex
+        self = String(decoding: buffer[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -51,7 +51,7 @@ public final class OutboundClient {
             }
         }
         guard code == CURLE_OK else {
-            throw error(for: code, origin: url.origin, sink: sink, curlText: String(cString: errorBuffer))
+            throw error(for: code, origin: url.origin, sink: sink, curlText: String(nulTerminated: errorBuffer))
         }
         var status = 0
         _ = ccurl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -76,8 +76,8 @@ public final class OutboundClient {
             ccurl_set_pointer(handle, CURLOPT_OPENSOCKETDATA, guardPointer),
             ccurl_set_long(handle, CURLOPT_SSL_VERIFYPEER, 1),
             ccurl_set_long(handle, CURLOPT_SSL_VERIFYHOST, 2),
-            ccurl_set_long(handle, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2.rawValue)),
-            ccurl_set_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1.rawValue)),
+            ccurl_set_long(handle, CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2),
+            ccurl_set_long(handle, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1),
             // Threads: libcurl must not use signals (SIGALRM) for its timeouts.
             ccurl_set_long(handle, CURLOPT_NOSIGNAL, 1),
             ccurl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, settings.connectTimeoutMilliseconds),

@@ -118,10 +118,10 @@ public final class OutboundQueue: Sendable {
 
     /// Refuses new jobs, ends every job not being sent as `abandoned` at once, lets each
     /// attempt in flight finish (its timeouts bound it; a retry it would want is
-    /// abandoned too), and returns when every thread has ended.
+    /// abandoned too), and returns when every thread has ended. A second call returns at once.
     public func shutdown() {
-        let dropped = state.withLock { state -> [Job] in
-            guard !state.stopping else { return [] }
+        let dropped = state.withLock { state -> [Job]? in
+            guard !state.stopping else { return nil }
             state.stopping = true
             let dropped = Array(state.ready[state.readyHead...]) + state.waiting.map(\.job)
             state.ready = []
@@ -131,6 +131,7 @@ public final class OutboundQueue: Sendable {
             state.counters.abandoned += dropped.count
             return dropped
         }
+        guard let dropped else { return }
         for job in dropped {
             job.completion(DeliveryReport(outcome: .abandoned, attempts: job.attempts))
         }
