@@ -28,13 +28,11 @@ public final class OutboundClient {
         let url = try OutboundURL(request.url)
         try request.validate(origin: url.origin)
         let sink = ResponseSink(maxBodyBytes: settings.maxResponseBytes)
-        // Options from a previous request must not leak into this one; reset keeps the
-        // live connections and the DNS cache.
-        curl_easy_reset(handle)
         connectGuard.refused = []
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
         var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        var status = 0
 
         let code: CURLcode = withExtendedLifetime((url, sink)) {
             errorBuffer.withUnsafeMutableBufferPointer { errorText in
@@ -46,15 +44,22 @@ public final class OutboundClient {
                 headerList = curl_slist_append(headerList, "Expect:")
                 failed = failed || ccurl_set_pointer(handle, CURLOPT_HTTPHEADER, headerList) != CURLE_OK
                 failed = failed || setMethodAndBody(request)
-                guard !failed else { return CURLE_FAILED_INIT }
-                return curl_easy_perform(handle)
+                guard !failed else {
+                    curl_easy_reset(handle)
+                    return CURLE_FAILED_INIT
+                }
+                let code = curl_easy_perform(handle)
+                _ = ccurl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+                // The handle still points at this call's buffers, URL and header list:
+                // forget them before they are freed, and leave no option to the next
+                // request (reset keeps the live connections and the DNS cache).
+                curl_easy_reset(handle)
+                return code
             }
         }
         guard code == CURLE_OK else {
             throw error(for: code, origin: url.origin, sink: sink, curlText: String(nulTerminated: errorBuffer))
         }
-        var status = 0
-        _ = ccurl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
         return OutboundResponse(status: status, headers: sink.headers, body: sink.body)
     }
 
