@@ -189,37 +189,32 @@ public final class OutboundQueue: Sendable {
         }
     }
 
-    /// Ends the job, or schedules its next attempt.
+    /// Ends the job, or schedules its next attempt, as `DeliveryVerdict` judges the result.
     private func settle(_ job: Job, result: Result<OutboundResponse, OutboundError>) {
-        let verdict: DeliveryVerdict
         switch result {
-        case .success(let response): verdict = DeliveryVerdict.judge(status: response.status, retryAfter: response.header("Retry-After"))
-        case .failure(let error): verdict = DeliveryVerdict.judge(error: error)
-        }
-        var outcome: DeliveryOutcome
-        switch (verdict, result) {
-        case (.delivered, .success(let response)): outcome = .delivered(response)
-        case (.gone, .success(let response)): outcome = .gone(status: response.status)
-        case (.rejected, .success(let response)): outcome = .rejected(response)
-        case (.refusedByPolicy, .failure(let error)): outcome = .refusedByPolicy(error)
-        case (.failed, .failure(let error)): outcome = .failed(error)
-        case (.retry(let header), _):
-            let retryAfter = header.flatMap { RetryAfter.seconds(in: $0, now: wallClock()) }
-            let last: DeliveryOutcome.LastFailure
-            switch result {
-            case .success(let response): last = .status(response.status)
-            case .failure(let error): last = .error(error)
+        case .success(let response):
+            switch DeliveryVerdict.judge(status: response.status, retryAfter: response.header("Retry-After")) {
+            case .delivered: finish(job, .delivered(response))
+            case .gone: finish(job, .gone(status: response.status))
+            case .retry(let header): retryOrGiveUp(job, last: .status(response.status), retryAfterHeader: header)
+            case .rejected, .refusedByPolicy, .failed: finish(job, .rejected(response))
             }
-            outcome = .gaveUp(last)
-            if let delay = settings.retry.delay(afterAttempt: job.attempts, retryAfterSeconds: retryAfter, jitter: jitter()) {
-                schedule(job, afterSeconds: delay)
-                return
+        case .failure(let error):
+            switch DeliveryVerdict.judge(error: error) {
+            case .refusedByPolicy: finish(job, .refusedByPolicy(error))
+            case .retry: retryOrGiveUp(job, last: .error(error), retryAfterHeader: nil)
+            case .delivered, .gone, .rejected, .failed: finish(job, .failed(error))
             }
-        default:
-            // judge(status:) and judge(error:) cannot cross over; kept total for the compiler.
-            outcome = .gaveUp(.status(0))
         }
-        finish(job, outcome)
+    }
+
+    private func retryOrGiveUp(_ job: Job, last: DeliveryOutcome.LastFailure, retryAfterHeader: String?) {
+        let retryAfter = retryAfterHeader.flatMap { RetryAfter.seconds(in: $0, now: wallClock()) }
+        if let delay = settings.retry.delay(afterAttempt: job.attempts, retryAfterSeconds: retryAfter, jitter: jitter()) {
+            schedule(job, afterSeconds: delay)
+        } else {
+            finish(job, .gaveUp(last))
+        }
     }
 
     private func finish(_ job: Job, _ outcome: DeliveryOutcome) {
