@@ -14,6 +14,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        // libcurl for outbound HTTPS; shim.h wraps its variadic setopt/getinfo in typed functions.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // A lock ThreadSanitizer understands, for state shared between threads.
         .target(name: "ChorusLocking"),
@@ -36,6 +38,9 @@ let package = Package(
         // WebSocket handshake, frames both ways (the frame head is ChorusProtocol's, shared
         // with RenderedEvent) and the origins a session may come from. No I/O; fuzzed.
         .target(name: "ChorusWeb", dependencies: ["ChorusProtocol", "ChorusCrypto"]),
+        // Outbound HTTPS (push, mail, ACME): libcurl behind a request-forgery guard on the
+        // address actually connected to, and a bounded retrying queue on threads of its own.
+        .target(name: "ChorusOutbound", dependencies: ["CCurl", "CLinux", "ChorusLocking"]),
 
         // Wiring.
         // The web app's files (HTML, CSS, JavaScript modules) are a resource folder, shipped
@@ -77,6 +82,9 @@ let package = Package(
         .testTarget(name: "ChorusWebTests", dependencies: ["ChorusWeb", "ChorusCrypto"]),
         // Every committed seed corpus replayed through its fuzz target's entry in a normal build.
         .testTarget(name: "ChorusFuzzTests", dependencies: ["chorus-fuzz", "chorus-fuzz-http", "chorus-fuzz-websocket", "ChorusFuzzSupport"]),
+        // The guard's address rules, the retry arithmetic, and the client and queue against
+        // a scripted HTTPS server on loopback.
+        .testTarget(name: "ChorusOutboundTests", dependencies: ["ChorusOutbound", "ChorusCrypto", "ChorusLocking", "ChorusTestSupport", "COpenSSL"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the
         // tool run against a real chorusd.
