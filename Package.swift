@@ -32,7 +32,7 @@ let package = Package(
         // A small libpq wrapper (connection, parameterised queries, transactions, SQLSTATE
         // mapping), the only target that imports CPostgres; PostgreSQL's store builds on it.
         .target(name: "ChorusPostgres", dependencies: ["CPostgres", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
-        .target(name: "ChorusCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "ChorusCrypto", dependencies: ["COpenSSL", "ChorusProtocol"]),
         .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
         // The web door's pure, bounded parts: HTTP/1.1 request heads and responses, the
         // WebSocket handshake, frames both ways (the frame head is ChorusProtocol's, shared
