@@ -150,6 +150,12 @@ import Testing
         try page.wait("the invite hint", for: "document.querySelector('[data-screen=room] .invite-hint')?.hidden === false")
         try page.click("[data-screen=room] .invite-hint a")
         try page.wait("the members section", for: "location.hash === '#/rooms/\(room)/members'")
+        // The invitation's panel goes with its screen: Back (here, the address changing)
+        // does not leave it over the next one.
+        _ = try page.evaluate("[...document.querySelectorAll('[data-screen=room] button')].find((b) => b.textContent.startsWith('Invite with')).click()")
+        try page.wait("the invitation", for: "document.querySelector('dialog[open] [data-invite-code]') !== null")
+        try page.go("#/rooms")
+        try page.wait("the panel closed", for: "document.querySelector('dialog') === null")
         try page.go("#/rooms/\(room)/tasks")
         try page.wait("the hint again", for: "document.querySelector('[data-screen=room] .invite-hint')?.hidden === false")
         _ = try server.device("hal")

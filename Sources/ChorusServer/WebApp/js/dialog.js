@@ -22,6 +22,12 @@ export function showPanel(title, content, buttons = [{ label: "Close", value: "c
   });
 }
 
+/** Closes every open panel, as Escape would (a question closed so is answered "no"): the
+ *  screen it belonged to is going away (Back, a tapped notification, a link). */
+export function closePanels() {
+  for (const open of document.querySelectorAll("dialog[open]")) open.close();
+}
+
 /** Asks before something that cannot be taken back. */
 export async function confirmDialog(title, body, confirmLabel) {
   const answer = await showPanel(title, h("p", {}, body), [

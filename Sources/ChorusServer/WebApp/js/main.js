@@ -14,6 +14,7 @@ import { apply, describe } from "./events.js";
 import { savedDevice, forgetDevice, createDeviceToken } from "./credentials.js";
 import { lastRoute, saveRoute, scrollOf, keepScroll, forgetAll } from "./uistate.js";
 import { toast } from "./toast.js";
+import { closePanels } from "./dialog.js";
 import * as api from "./api.js";
 
 // The screens load when first shown (import()), so the first screen waits only for its
@@ -153,6 +154,7 @@ function mount(pane, wanted) {
 }
 
 function route() {
+  closePanels();
   const hash = location.hash || "#/rooms";
   if (!signedIn) {
     const join = /^#\/join\/([A-Za-z0-9-]+)$/.exec(hash);
