@@ -1,5 +1,5 @@
+import ChorusLocking
 import Foundation
-import Synchronization
 
 /// Loopback ports for test servers that stop and start again on the same port.
 ///
@@ -9,7 +9,8 @@ import Synchronization
 /// already in use". So ports come from below that range, are checked bindable, and are
 /// never handed out twice in one process.
 public enum FreePort {
-    private static let handedOut = Mutex<Set<Int>>([])
+    /// ChorusLocking's lock, which ThreadSanitizer sees: tests ask for ports in parallel.
+    private static let handedOut = Locked<Set<Int>>([])
 
     /// A loopback port nothing is bound to now, outside the ephemeral range.
     public static func next() throws -> Int {
