@@ -47,9 +47,10 @@ let package = Package(
         // next to the binary as chorus_ChorusServer.resources and read once at start.
         .target(name: "ChorusServer", dependencies: [
             "ChorusWeb", "ChorusProtocol", "ChorusCore", "ChorusRendering", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
+            "ChorusOutbound",
         ], resources: [.copy("WebApp")]),
         .target(name: "ChorusClient", dependencies: ["ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
-        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusCore", "ChorusCrypto", "CLinux"]),
+        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusCore", "ChorusCrypto", "ChorusOutbound", "CLinux"]),
         .executableTarget(name: "chorus", dependencies: ["ChorusClient", "ChorusProtocol"]),
         // libFuzzer target for the framer and parser: fuzz/run builds it with
         // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments
@@ -67,7 +68,7 @@ let package = Package(
 
         // What several test targets share: loopback ports outside the ephemeral range, a
         // throwaway PostgreSQL server, a TCP proxy for faults, and chorusd subprocesses.
-        .target(name: "ChorusTestSupport", dependencies: ["ChorusPostgres", "ChorusLocking"], path: "Tests/ChorusTestSupport"),
+        .target(name: "ChorusTestSupport", dependencies: ["ChorusPostgres", "ChorusLocking", "ChorusCrypto", "COpenSSL"], path: "Tests/ChorusTestSupport"),
 
         .testTarget(name: "ChorusProtocolTests", dependencies: ["ChorusProtocol"]),
         .testTarget(name: "ChorusCoreTests", dependencies: ["ChorusCore"]),
@@ -89,7 +90,7 @@ let package = Package(
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the
         // tool run against a real chorusd.
         .testTarget(name: "ChorusBenchTests", dependencies: ["chorus-bench", "chorusd", "ChorusTestSupport"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusLocking", "ChorusTestSupport", "chorusd", "chorus"]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusLocking", "ChorusTestSupport", "ChorusOutbound", "chorusd", "chorus"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -75,6 +75,15 @@ public enum DomainError: Error, Equatable, Sendable {
     case badPushKey(String)
     case badPushLabel
     case tooManyPushSubscriptions(max: Int)
+    case unknownNoticeKind(String)
+    case unknownTimeZone(String)
+    case badQuietHours(String)
+    case badEmailAddress(String)
+    case noEmailAddress
+    case noEmailCode
+    case wrongEmailCode(triesLeft: Int)
+    case mailNotConfigured
+    case emailCodeTooSoon(retryAfter: Int)
 
     /// The one-line reason a person reads.
     public var message: String {
@@ -152,6 +161,16 @@ public enum DomainError: Error, Equatable, Sendable {
         case .badPushKey(let reason): reason
         case .badPushLabel: "a push label is 1-64 of A-Z a-z 0-9 . _ -"
         case .tooManyPushSubscriptions(let max): "you have \(max) push subscriptions, the most kept; PUSH UNSUBSCRIBE one first"
+        case .unknownNoticeKind(let word):
+            "no notice kind \(word); kinds are \(NotifyKind.allCases.map(\.rawValue).joined(separator: ","))"
+        case .unknownTimeZone(let word): "no time zone \(word); give an Area/City name like Europe/London"
+        case .badQuietHours(let word): "quiet hours are HH:MM-HH:MM on a 24-hour clock (22:00-07:00) or off, not \(word)"
+        case .badEmailAddress(let word): "\(word) is not an e-mail address"
+        case .noEmailAddress: "no proven e-mail address yet: NOTIFY EMAIL ADDRESS sends a code to prove one"
+        case .noEmailCode: "no code is waiting, or it expired: NOTIFY EMAIL ADDRESS sends a new one"
+        case .wrongEmailCode(let left): "that is not the code (\(left) tr\(left == 1 ? "y" : "ies") left)"
+        case .mailNotConfigured: "this server sends no e-mail (it runs without --smtp)"
+        case .emailCodeTooSoon(let wait): "a code was just sent; ask for another in \(wait) s"
         }
     }
 }

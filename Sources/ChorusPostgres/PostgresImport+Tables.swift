@@ -126,6 +126,21 @@ extension PostgresImport {
             .init("id", .integer), .init("user", .integer, postgres: "user_id"), .init("endpoint", .text), .init("p256dh", .text),
             .init("auth", .text), .init("label", .text), .init("token", .integer), .init("created", .text), .init("last_used", .text),
         ]),
+        // Notices (migration 17): choices, codes waiting, and notices not yet sent.
+        ImportedTable("notify_choices", identity: false, [
+            .init("user", .integer, postgres: "user_id"), .init("push", .flag), .init("email", .text), .init("email_on", .flag),
+            .init("kinds", .text), .init("quiet", .text), .init("tz", .text),
+        ]),
+        ImportedTable("email_codes", identity: false, [
+            .init("user", .integer, postgres: "user_id"), .init("address", .text), .init("digest", .text), .init("expires", .integer),
+            .init("tries", .integer),
+        ]),
+        ImportedTable("notice_outbox", identity: true, [
+            .init("id", .integer), .init("user", .integer, postgres: "user_id"), .init("subscription", .integer), .init("mail_to", .text),
+            .init("kind", .text), .init("title", .text), .init("body", .text), .init("url", .text), .init("topic", .text),
+            .init("urgency", .text), .init("ttl", .integer), .init("not_before", .integer), .init("claimed_until", .integer),
+            .init("created", .text),
+        ]),
         // Calendar feeds (migration 12): the secrets' digests, so copied links keep working.
         ImportedTable("calendar_links", identity: false, [
             .init("digest", .text), .init("user", .integer, postgres: "user_id"), .init("room", .integer),

@@ -93,6 +93,7 @@ extension ChorusError {
     public static func badLimit(_ word: String) -> ChorusError { .badValue(limitReason(word)) }
     public static func badBefore(_ word: String) -> ChorusError { .badValue("before is a message id, not \(word)") }
     public static func badUses(_ word: String) -> ChorusError { .badValue("uses is 1-1000, not \(word)") }
+    public static func badOnOff(_ key: String, _ word: String) -> ChorusError { .badValue("\(key) is on or off, not \(word)") }
     public static func badTokenKind(_ word: String) -> ChorusError { .badValue("kind is device or bot, not \(word)") }
     public static func badProgress(_ word: String) -> ChorusError { .badValue("progress is a whole percentage 0-100, not \(word)") }
     public static func badEstimate(_ word: String) -> ChorusError { .badValue("estimate is a number of days 0-3650, not \(word)") }

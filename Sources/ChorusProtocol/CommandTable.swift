@@ -3,7 +3,7 @@
 /// errors come from one place; the server finds each row's handler by the row's name,
 /// and the client uses the table to quote words.
 public enum CommandTable {
-    public static let all: [CommandSpec] = sessionCommands + accountCommands + roomCommands + taskCommands + chatCommands + planningCommands + pushCommands + botCommands + adminCommands
+    public static let all: [CommandSpec] = sessionCommands + accountCommands + roomCommands + taskCommands + chatCommands + planningCommands + pushCommands + notifyCommands + botCommands + adminCommands
 
     static let sessionCommands: [CommandSpec] = [
         CommandSpec("HELP", kind: .session, arguments: [.init("VERB", optional: true), .init("SUBVERB", optional: true)],

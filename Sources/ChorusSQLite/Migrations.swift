@@ -343,6 +343,45 @@ public enum Migrations {
         CREATE INDEX push_subscriptions_by_user ON push_subscriptions(user);
         CREATE INDEX push_subscriptions_by_token ON push_subscriptions(token) WHERE token IS NOT NULL;
         """,
+        // 17: notices for people not looking (CONTRACT §10): each person's choices, the
+        // code proving an e-mail address, and the outbox a notice is queued in by the
+        // transaction of its event, one row per device or mailbox, claimed with a lease.
+        """
+        CREATE TABLE notify_choices (
+          user INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+          push INTEGER NOT NULL,
+          email TEXT,
+          email_on INTEGER NOT NULL,
+          kinds TEXT NOT NULL,
+          quiet TEXT,
+          tz TEXT
+        ) STRICT;
+        CREATE TABLE email_codes (
+          user INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+          address TEXT NOT NULL,
+          digest TEXT NOT NULL,
+          expires INTEGER NOT NULL,
+          tries INTEGER NOT NULL DEFAULT 0
+        ) STRICT;
+        CREATE TABLE notice_outbox (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          user INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+          subscription INTEGER REFERENCES push_subscriptions(id) ON DELETE CASCADE,
+          mail_to TEXT,
+          kind TEXT NOT NULL,
+          title TEXT NOT NULL,
+          body TEXT NOT NULL,
+          url TEXT NOT NULL,
+          topic TEXT,
+          urgency TEXT NOT NULL,
+          ttl INTEGER NOT NULL,
+          not_before INTEGER NOT NULL,
+          claimed_until INTEGER NOT NULL DEFAULT 0,
+          created TEXT NOT NULL
+        ) STRICT;
+        CREATE INDEX notice_outbox_ready ON notice_outbox(not_before);
+        CREATE INDEX notice_outbox_by_subscription ON notice_outbox(subscription) WHERE subscription IS NOT NULL;
+        """,
     ]
 }
 

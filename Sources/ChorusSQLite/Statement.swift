@@ -135,6 +135,10 @@ public final class Statement {
 
     /// Binds and steps to completion, for statements that return no rows.
     public func run(_ values: Value...) throws {
+        try run(values)
+    }
+
+    public func run(_ values: [Value]) throws {
         let handle = try bind(values).liveHandle()
         defer { sqlite3_reset(handle) }
         while try step() {}

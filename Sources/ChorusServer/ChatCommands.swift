@@ -15,6 +15,7 @@ extension CommandContext {
         let message = present.message(MessageRecord(id: id, room: room.id, from: caller.name, text: text, at: timestamp))
         try emitToRoom("message", room: room.id, payload: [("message", message)],
                        text: "\(present.clock(now)) \(caller.name) in \(room.name): \(BidiClosing.closed(text))")
+        try queueMentions(in: text, room: (room.id, room.name), task: nil)
         return result(.ok("said in \(room.name)", [("message", message)]))
     }
 
@@ -27,6 +28,11 @@ extension CommandContext {
         try emit("comment", room: task.room, user: task.room == nil ? task.ownerID : nil,
                  payload: [("room", task.room.map { .int($0) } ?? .null), ("comment", comment)],
                  text: "\(present.clock(now)) \(caller.name) on #\(taskID) \(task.title): \(BidiClosing.closed(text))", audience: try audience(of: task))
+        // "A comment on a task of yours": the task's assignee and its creator.
+        var owners = [task.creatorID]
+        if let name = task.assignee, let assignee = try db.account(named: name) { owners.append(assignee.id) }
+        try queueNotice(.comment, .task(.comment, task, detail: "\(caller.name): \(text)"), for: owners)
+        try queueMentions(in: text, room: try task.room.map { ($0, task.roomName ?? "") }, task: task, except: Set(owners))
         return result(.ok("commented on #\(taskID)", [("comment", comment)]))
     }
 

@@ -18,18 +18,20 @@ extension ChorusError {
             return 401
         case .roleRequired, .onlyCreatorOrAdmin, .personalTaskAssignee, .removeSelf, .removeOwner, .removeAdmin,
              .ownerLeaving, .ownerKeepsRole, .serverAdminRequired, .disableSelf, .accountDisabled, .removedFromRoom,
-             .signUpByInviteOnly, .signUpInviteUnusable, .tokenMakesNoTokens:
+             .signUpByInviteOnly, .signUpInviteUnusable, .tokenMakesNoTokens, .wrongEmailCode:
             return 403
         case .ambiguousRoomName, .nameTaken, .alreadyMember, .alreadyInRoom, .alreadyHasRole, .alreadyDone, .notDone,
-             .progressOfDoneTask, .progressFromSubtasks:
+             .progressOfDoneTask, .progressFromSubtasks, .noEmailAddress, .noEmailCode:
             return 409
         case .badName, .badPasswordLength, .badTokenLabel, .fieldLength, .fieldNotOneLine, .fieldTooLong, .fieldCharacter,
              .fieldBidiControl,
              .badDate, .ownParent, .parentInOtherRoom, .parentIsSubtask,
              .hasSubtasks, .personalRotation, .twiceInRotation, .rotationSize, .expiryInPast, .blockSelf,
-             .badPushEndpoint, .badPushKey, .badPushLabel:
+             .badPushEndpoint, .badPushKey, .badPushLabel, .unknownNoticeKind, .unknownTimeZone, .badQuietHours, .badEmailAddress:
             return 422
-        case .tooManyFailedLogins, .tooManySignUps, .tooManyOpenInvitations, .tooManyPushSubscriptions:
+        case .mailNotConfigured:
+            return 503
+        case .tooManyFailedLogins, .tooManySignUps, .tooManyOpenInvitations, .tooManyPushSubscriptions, .emailCodeTooSoon:
             return 429
         }
     }

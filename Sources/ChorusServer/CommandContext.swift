@@ -90,6 +90,8 @@ struct CommandResult: HoldsProvisionalEventIDs {
     var deliveries: [Delivery] = []
     /// When the scheduler next owes a notice, when the command may have changed it.
     var nextNotice: Date?? = .none
+    /// Notices this command queued for people not looking: the dispatcher looks at once.
+    var queuedNotices = 0
     /// Accounts whose sessions must close now (ADMIN KICK/DISABLE), with the reason told.
     var closeUsers: [Int64] = []
     var closeReason = ""
@@ -141,7 +143,9 @@ final class CommandContext {
     let db: any Store
     let caller: Caller
     let now: Date
-    let present: Presentation
+    /// Dates and times as the caller reads them: in their zone (`NOTIFY tz=`), read from
+    /// the store the first time a command needs it; the server's zone for the scheduler.
+    private(set) lazy var present = Presentation(now: now, calendar: callerCalendar())
     /// Users with at least one session, for ROOM SHOW's `online`.
     let online: Set<Int64>
     /// The loop's figures, for ADMIN STATS.
@@ -151,6 +155,10 @@ final class CommandContext {
     /// Where calendar links point (CALENDAR LINK); nil outside a command's job.
     let publicOrigin: PublicOrigin?
     private(set) var deliveries: [Delivery] = []
+    /// Whether the server sends mail (`--smtp`): notices are queued for mailboxes only then.
+    var mailEnabled = false
+    /// Rows this command queued for the dispatchers (`NoticeOutbox.swift`).
+    var queuedNotices = 0
 
     init(db: any Store, caller: Caller, now: Date, online: Set<Int64>, status: ServerStatus = ServerStatus(),
          notices: any NoticeLedger, publicOrigin: PublicOrigin? = nil) {
@@ -159,7 +167,6 @@ final class CommandContext {
         self.notices = notices
         self.caller = caller
         self.now = now
-        self.present = Presentation(now: now)
         self.timestamp = Timestamp.rfc3339(now)
         self.online = online
         self.status = status
@@ -281,7 +288,12 @@ final class CommandContext {
     }
 
     func result(_ reply: Reply) -> CommandResult {
-        CommandResult(reply: reply, deliveries: deliveries)
+        CommandResult(reply: reply, deliveries: deliveries, queuedNotices: queuedNotices)
+    }
+
+    private func callerCalendar() -> Calendar {
+        guard caller.id != 0, let choices = try? db.notifyChoices(ofUser: caller.id) else { return .current }
+        return choices.calendar()
     }
 }
 

@@ -67,5 +67,25 @@ extension CommandContext {
         try emit(name, room: task.room, user: user,
                  payload: [("room", task.room.map { .int($0) } ?? .null), ("task", present.task(task))],
                  text: text, audience: audience, notice: true)
+        let detail = switch kind {
+        case .reminder: present.dueText(task).capitalizedFirst + (task.assignee.map { " · @\($0)" } ?? "")
+        case .overdue: present.dueText(task).capitalizedFirst + (task.assignee.map { " · @\($0)" } ?? "")
+        case .behind: "At \(task.effectiveProgress)% and its plan has ended"
+        }
+        try queueNotice(kind.notifyKind, .task(kind.notifyKind, task, detail: detail), for: audience)
     }
+}
+
+private extension NoticeKind {
+    var notifyKind: NotifyKind {
+        switch self {
+        case .overdue: .overdue
+        case .reminder: .reminder
+        case .behind: .behind
+        }
+    }
+}
+
+private extension String {
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

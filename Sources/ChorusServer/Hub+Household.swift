@@ -79,11 +79,13 @@ extension Hub {
         database.submit({ db in
             let context = CommandContext(db: db, caller: caller, now: clock.now(), online: online, status: status,
                                          notices: state.notices, publicOrigin: state.publicOrigin)
+            context.mailEnabled = state.mailEnabled
             var result = try work(context)
             if touchesTasks {
                 let next = try context.fireDueNotices()
                 result.deliveries = context.deliveries
                 result.nextNotice = .some(next)
+                result.queuedNotices = context.queuedNotices
             }
             // Closes ride the log where other nodes read it, in this transaction.
             if !result.sessionControl.isEmpty { result.controlID = try db.stageSessionControl(result.sessionControl) }
@@ -92,6 +94,7 @@ extension Hub {
             // On the database thread, just after the commit: every loop gets the events,
             // this one with the reply when the bus says so, and the scheduler's loop any
             // new notice time. Failures go through the bus too, so replies keep their order.
+            if case .success(let done) = result, done.queuedNotices > 0 { state.wakeNoticeDispatcher() }
             let outcome = result.mapError(AccountService.clientError)
             if case .success = outcome { StoreFailureLog.succeeded() }
             let hubs = state.hubs

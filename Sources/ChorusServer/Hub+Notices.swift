@@ -42,9 +42,12 @@ extension Hub {
         database.submit({ db in
             let context = CommandContext(db: db, caller: Caller(id: 0, name: "chorus"), now: clock.now(), online: [],
                                          notices: state.notices)
+            context.mailEnabled = state.mailEnabled
             let next = try context.fireDueNotices()
-            return CommandResult(reply: .ok(), deliveries: context.deliveries, nextNotice: .some(next))
+            return CommandResult(reply: .ok(), deliveries: context.deliveries, nextNotice: .some(next),
+                                 queuedNotices: context.queuedNotices)
         }) { result in
+            if case .success(let fired) = result, fired.queuedNotices > 0 { state.wakeNoticeDispatcher() }
             // Failures need no place in the order: nobody waits for a reply.
             if case .success(let fired) = result {
                 let hubs = state.hubs

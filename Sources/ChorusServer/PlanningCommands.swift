@@ -30,6 +30,7 @@ extension CommandContext {
             let event = try emit("dm", room: nil, user: recipient.id, payload: [("message", message)], text: line,
                                  audience: [recipient.id, caller.id])
             try db.setEventPeer(event: event, peer: caller.id)
+            try queueNotice(.dm, .directMessage(from: caller.name, text: text), for: [recipient.id])
         case .dropped:
             // Addressed to the sender: their SYNC and other sessions show it, the recipient's never do.
             try emit("dm", room: nil, user: caller.id, payload: [("message", message)], text: line, audience: [caller.id])

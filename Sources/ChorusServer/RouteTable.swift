@@ -95,6 +95,11 @@ enum RouteTable {
         },
         .job("PUSH LIST", Command.Plain.self) { context, _ in try context.pushList() },
         .job("PUSH UNSUBSCRIBE", Command.ID.self) { try $0.pushUnsubscribe(id: $1.id) },
+        .job("NOTIFY", Command.Notify.self) { try $0.notify($1) },
+        .job("NOTIFY EMAIL", Command.NotifyEmail.self) { context, command in
+            if let code = command.code { return try context.notifyEmailVerify(code: code) }
+            return try context.notifyEmail(address: command.address ?? "")
+        },
         .job("TOKEN CREATE", Command.TokenCreate.self) { try $0.tokenCreate(label: $1.label, kind: $1.kind) },
         .job("TOKEN LIST", Command.Plain.self) { context, _ in try context.tokenList() },
         .job("TOKEN REVOKE", Command.Word.self) { try $0.tokenRevoke(label: $1.value) },

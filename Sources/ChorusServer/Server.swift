@@ -2,6 +2,7 @@ import CLinux
 import ChorusCore
 import ChorusCrypto
 import ChorusNet
+import ChorusOutbound
 import ChorusWeb
 import ChorusStore
 import Dispatch
@@ -30,6 +31,8 @@ public final class Server: Sendable {
     private let renderPool: WorkerPool
     /// Presence shared with other nodes, when given a board.
     private let clusterPresence: ClusterPresence?
+    /// Sends queued notices by push and mail.
+    private let dispatcher: NoticeDispatcher
     private let loopsFinished = DispatchSemaphore(value: 0)
     private let stopping = Atomic<Bool>(false)
     /// Held from start to shutdown: one server per data folder.
@@ -129,6 +132,16 @@ public final class Server: Sendable {
                                 notices: ledger, scheduler: shared ? EveryNodeSchedules() : FirstLoopSchedules(),
                                 metrics: metrics)
         self.state = state
+        // Pushes and mail go from threads of their own (CONTRACT §10), never a loop's.
+        let pushQueue = OutboundQueue(settings: OutboundQueue.Settings(name: "chorus-push"),
+                                      client: OutboundClientSettings(policy: AddressPolicy(allowing: configuration.pushAllow),
+                                                                     caFile: configuration.pushCA))
+        let dispatcher = NoticeDispatcher(database: database, push: pushQueue, mailer: nil, timing: configuration.noticeTiming, clock: clock,
+                                          subject: { [weak state, mailFrom = configuration.mailFrom] in
+            mailFrom.map { "mailto:" + $0 } ?? state.map { $0.publicOrigin.origin } ?? "https://localhost"
+        })
+        self.dispatcher = dispatcher
+        state.noticeDispatcher.withLock { $0 = dispatcher }
         database.setObserver(StoreWatch(metrics: metrics, health: state.storeHealth))
         var hubs: [LoopBound<Hub>] = []
         do {
@@ -217,6 +230,7 @@ public final class Server: Sendable {
         }))
         // Whatever came due while the server was down goes out now.
         checkNotices()
+        dispatcher.start()
     }
 
     /// Reads the certificate and key again (SIGHUP): new connections use them, open
@@ -273,6 +287,9 @@ public final class Server: Sendable {
         for _ in hubs { done.wait() }
         stopLoops()
         clusterPresence?.stop()
+        // Sends in flight are abandoned: their rows' leases end and a node sends them then.
+        dispatcher.stop()
+        state.noticeDispatcher.withLock { $0 = nil }
         database.close()
         pool.stop()
         renderPool.stop()

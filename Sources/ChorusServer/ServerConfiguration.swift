@@ -1,6 +1,7 @@
 import ChorusCore
 import ChorusCrypto
 import ChorusNet
+import ChorusOutbound
 import Foundation
 
 /// Everything `chorusd`'s flags decide (CONTRACT §1), with the contract's defaults.
@@ -47,6 +48,16 @@ public struct ServerConfiguration: Sendable {
     /// `--public-url` as an origin (`https://HOST[:PORT]`), for calendar links; nil: the
     /// listening host and port (`calendarOrigin(port:)`).
     public var publicURL: String?
+    /// Push endpoints may resolve to these blocks besides public addresses (`--push-allow`;
+    /// a test's push service on loopback).
+    public var pushAllow: [AddressBlock] = []
+    /// A file of certificates trusted for push services instead of the system's
+    /// (`--push-ca`; a test push service's certificate).
+    public var pushCA: String?
+    /// The sender of mail (`--mail-from`), also VAPID's contact when set.
+    public var mailFrom: String?
+    /// How often dispatchers look for notices, and how long a claim holds.
+    public var noticeTiming = NoticeTiming.standard
 
     public init() {}
 

@@ -42,6 +42,9 @@ final class ServerState: Sendable {
     /// the hubs, which refer to this object, can be freed.
     /// Where calendar links point (set once the port is bound).
     let publicOrigin = PublicOrigin()
+    /// Sends queued notices; woken by commands that queue some. Nil before start and
+    /// after shutdown.
+    let noticeDispatcher = Locked<NoticeDispatcher?>(nil)
     private let hubList = Locked<[LoopBound<Hub>]>([])
     private let nextHub = Atomic<Int>(0)
 
@@ -53,6 +56,13 @@ final class ServerState: Sendable {
         self.loginCounts = loginCounts
         self.notices = notices
         self.scheduler = scheduler
+    }
+
+    /// Whether notices may go by mail (`--smtp` and `--mail-from` given).
+    var mailEnabled: Bool { false }
+
+    func wakeNoticeDispatcher() {
+        noticeDispatcher.withLock { $0 }?.wake()
     }
 
     func setHubs(_ hubs: [LoopBound<Hub>]) {

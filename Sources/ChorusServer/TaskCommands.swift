@@ -22,6 +22,7 @@ extension CommandContext {
         let saved = try save(task)
         let whose = saved.assignee.map { " for \($0)" } ?? ""
         try emitTask("task.added", saved, text: "\(caller.name) added #\(saved.id) \(saved.title)\(whose)\(place(saved))")
+        try queueAssigned(saved)
         return result(.ok("added #\(saved.id) \(saved.title)\(place(saved))", body: [present.taskLine(saved)],
                           [("task", present.task(saved))]))
     }
@@ -82,6 +83,7 @@ extension CommandContext {
         let text = assignee.map { "\(caller.name) gave #\(id) \(saved.title) to \($0.name)" }
             ?? "\(caller.name) unassigned #\(id) \(saved.title)"
         try emitTask("task.updated", saved, text: text)
+        if assignee != nil { try queueAssigned(saved) }
         return result(.ok(assignee.map { "#\(id) is now \($0.name)'s" } ?? "#\(id) is unassigned", [("task", present.task(saved))]))
     }
 
@@ -124,6 +126,7 @@ extension CommandContext {
                 let whose = next.assignee.map { " for \($0)" } ?? ""
                 try emitTask("task.added", next, text: "next time: #\(next.id) \(next.title)\(whose), \(present.dueText(next))\(place(next))")
                 fields.append(("next", present.task(next)))
+                try queueAssigned(next)
                 summary += " · next: #\(next.id)\(whose), \(present.dueText(next))"
             }
         }

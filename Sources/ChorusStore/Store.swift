@@ -264,6 +264,35 @@ public protocol Store: AnyObject {
     /// Ends the account's subscription with this id; false when it has none.
     func deletePushSubscription(user: Int64, id: Int64) throws -> Bool
 
+    // MARK: Notices for people not looking (NOTIFY, the outbox)
+
+    /// A person's choices; nil when they never chose (`NotifyChoices.defaults`).
+    func notifyChoices(ofUser user: Int64) throws -> NotifyChoices?
+    func saveNotifyChoices(_ choices: NotifyChoices, user: Int64) throws
+
+    /// The code sent to prove an address: one waiting per person, a new one replacing it.
+    func saveEmailCode(user: Int64, address: String, digest: String, expires: Int64) throws
+    func emailCode(ofUser user: Int64) throws -> EmailCodeRecord?
+    func countEmailCodeTry(user: Int64) throws
+    func deleteEmailCode(user: Int64) throws
+
+    /// Queues a notice in the transaction of its event: a row per push subscription the
+    /// person has (when `push`), and one for `mailTo`. Returns how many rows.
+    @discardableResult
+    func queueNotice(_ notice: QueuedNotice, created: String) throws -> Int
+    /// Rows whose time has come and whose lease (if any) has ended, leased until
+    /// `leaseUntil`: another node's dispatcher skips them until then (on PostgreSQL, rows
+    /// another transaction is claiming are skipped, not waited for).
+    func claimNotices(readyAt now: Int64, leaseUntil: Int64, limit: Int) throws -> [ClaimedNotice]
+    /// A claimed row is done with (sent, or given up); a push subscription it used is marked used at `usedAt`.
+    func finishNotice(id: Int64, usedAt: String?) throws
+    /// A claimed row goes back to the queue at once (the sending queue was full).
+    func releaseNotice(id: Int64) throws
+    /// The push service said the subscription is gone (404/410): it ends, with its rows.
+    func endPushSubscription(id: Int64) throws
+    /// When the earliest queued row may go, if any (quiet hours end).
+    func nextQueuedNotice() throws -> Int64?
+
     // MARK: Device and bot tokens
 
     /// `.duplicate` when the user has a token with this label.

@@ -1,3 +1,4 @@
+import ChorusOutbound
 import ChorusCore
 import ChorusCrypto
 import ChorusNet
@@ -61,6 +62,12 @@ struct Flags {
           --web-origin URL         another origin whose pages may open WebSocket sessions, as
                                    https://name[:port]; repeatable (the certificate's names
                                    on this port always may)
+          --push-allow CIDR        push endpoints may also resolve to these addresses (public
+                                   ones always may); repeatable (default none)
+          --push-ca FILE           trust only the certificates in FILE for push services (a
+                                   test push service; never in production)
+          --mail-from ADDRESS      the From of mail chorusd sends, also the contact its Web
+                                   Push signature gives push services
           --rate N, --burst N      commands per second per session and the burst above it;
                                    over it a session's input waits (default 20, 100)
           --scrypt-log-n N         password hash cost, log2 of scrypt's N (default 17; below 14 warns)
@@ -74,7 +81,7 @@ struct Flags {
         "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
         "--handshake-timeout", "--idle-timeout", "--send-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
         "--max-per-ip", "--exempt", "--loops", "--postgres", "--node", "--registration", "--register-rate",
-        "--web-origin", "--public-url", "--metrics-allow",
+        "--web-origin", "--public-url", "--metrics-allow", "--push-allow", "--push-ca", "--mail-from",
     ]
 
     struct Failure: Error {
@@ -154,8 +161,30 @@ struct Flags {
                     throw Failure(message: "--metrics-allow takes an address or CIDR range like 10.0.0.0/8, not \(value)")
                 }
                 metricsAllow = (metricsAllow ?? []) + [range]
+            case "--push-allow":
+                guard let block = try? AddressBlock(parsing: value) else {
+                    throw Failure(message: "--push-allow takes an address or CIDR range like 127.0.0.0/8, not \(value)")
+                }
+                configuration.pushAllow.append(block)
+            case "--push-ca":
+                guard FileManager.default.isReadableFile(atPath: value) else {
+                    throw Failure(message: "--push-ca: cannot read \(value)")
+                }
+                configuration.pushCA = value
+            case "--mail-from":
+                do {
+                    try NotifyRules.checkEmailAddress(value)
+                } catch {
+                    throw Failure(message: "--mail-from takes an address like chores@example.org, not \(value)")
+                }
+                configuration.mailFrom = value
             default: throw Failure(message: "unknown flag \(flag) (see chorusd --help)")
             }
+        }
+        do {
+            configuration.noticeTiming = try NoticeTimingVariable.timing(environment: environment)
+        } catch {
+            throw Failure(message: error.message)
         }
         // Given at all, --exempt replaces the default (loopback).
         if let exempt { configuration.exempt = exempt }

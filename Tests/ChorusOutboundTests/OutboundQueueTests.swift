@@ -1,3 +1,4 @@
+import ChorusTestSupport
 import ChorusOutbound
 import Foundation
 import Testing

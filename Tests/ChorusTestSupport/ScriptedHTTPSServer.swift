@@ -9,20 +9,20 @@ import Glibc
 /// script says: a status with headers and body, silence, a body trickled a byte at a time,
 /// or a connection closed mid-response. Its certificate is a fresh self-signed one
 /// (SAN localhost and 127.0.0.1), so a client trusts it only through its CA file.
-final class ScriptedHTTPSServer: Sendable {
-    struct Received: Sendable {
-        let method: String
-        let target: String
-        let headers: [(name: String, value: String)]
-        let body: [UInt8]
-        let at: Date
+public final class ScriptedHTTPSServer: Sendable {
+    public struct Received: Sendable {
+        public let method: String
+        public let target: String
+        public let headers: [(name: String, value: String)]
+        public let body: [UInt8]
+        public let at: Date
 
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }
     }
 
-    enum Answer: Sendable {
+    public enum Answer: Sendable {
         case respond(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [])
         /// Reads the request, then says nothing until the client gives up.
         case silence
@@ -32,17 +32,17 @@ final class ScriptedHTTPSServer: Sendable {
         case closeMidResponse
     }
 
-    let port: Int
-    let certificatePath: String
+    public let port: Int
+    public let certificatePath: String
     private let directory: TemporaryDirectory
     private let listener: Int32
     private let log = Locked<[Received]>([])
 
     /// Everything received so far, in order.
-    var received: [Received] { log.withLock { $0 } }
+    public var received: [Received] { log.withLock { $0 } }
 
     /// `script` gets each request and how many came before it (on every connection).
-    init(script: @escaping @Sendable (Received, Int) -> Answer) throws {
+    public init(script: @escaping @Sendable (Received, Int) -> Answer) throws {
         // A client that goes away mid-answer must be a failed write, not the test's death.
         signal(SIGPIPE, SIG_IGN)
         directory = try TemporaryDirectory()
@@ -97,12 +97,12 @@ final class ScriptedHTTPSServer: Sendable {
         Glibc.close(listener)
     }
 
-    func url(_ path: String = "/", host: String = "127.0.0.1") -> String {
+    public func url(_ path: String = "/", host: String = "127.0.0.1") -> String {
         "https://\(host):\(port)\(path)"
     }
 
-    struct ServerFailure: Error, CustomStringConvertible {
-        let description: String
+    public struct ServerFailure: Error, CustomStringConvertible {
+        public let description: String
         init(_ description: String) { self.description = description }
     }
 }

@@ -1,0 +1,267 @@
+import ChorusCore
+import ChorusCrypto
+import ChorusLocking
+import ChorusOutbound
+import ChorusStore
+import Dispatch
+import Foundation
+
+/// Sends the notices commands and the scheduler queued (`NoticeOutbox.swift`), on every
+/// node: it claims ready rows for a lease (`Store.claimNotices`), hands each to the push
+/// queue or the mailer — their own threads, never an event loop or the database thread —
+/// and settles the row when the answer comes: sent, gone (the subscription ends), or
+/// given up. A node that dies holding a lease leaves its rows to whichever node claims
+/// them when the lease ends, so each device gets each notice once, also across nodes
+/// (twice only if a node dies between a push service's answer and the row's delete).
+final class NoticeDispatcher: Sendable {
+    /// What is sent, for /metrics: by channel, how each notice ended.
+    struct Counts: Sendable, Equatable {
+        var pushSent = 0, pushFailed = 0, subscriptionsEnded = 0
+        var mailSent = 0, mailFailed = 0
+        var claimFailures = 0
+    }
+
+    private let database: any StoreExecutor
+    private let push: OutboundQueue
+    private let mailer: (any NoticeMailer)?
+    private let timing: NoticeTiming
+    /// The server's clock: rows are ready by the time commands stamped them with.
+    private let clock: any Clock
+    /// VAPID's `sub`: how a push service reaches whoever runs this server.
+    private let subject: @Sendable () -> String
+    private let queue = DispatchQueue(label: "chorus-notices")
+    private let state = Locked(State())
+
+    private struct State {
+        var timer: DispatchSourceTimer?
+        var claiming = false
+        var wokenWhileClaiming = false
+        var stopped = false
+        var counts = Counts()
+        var claimFailing = false
+    }
+
+    /// The most rows one claim takes: the push queue holds 1,024.
+    static let claimBatch = 200
+
+    init(database: any StoreExecutor, push: OutboundQueue, mailer: (any NoticeMailer)?, timing: NoticeTiming, clock: any Clock,
+         subject: @escaping @Sendable () -> String) {
+        self.clock = clock
+        self.database = database
+        self.push = push
+        self.mailer = mailer
+        self.timing = timing
+        self.subject = subject
+    }
+
+    var counts: Counts { state.withLock { $0.counts } }
+
+    /// Starts polling, and looks at once: rows left by the last run go out now.
+    func start() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + timing.poll, repeating: timing.poll, leeway: .milliseconds(200))
+        timer.setEventHandler { [weak self] in self?.claim() }
+        state.withLock { $0.timer = timer }
+        timer.resume()
+        wake()
+    }
+
+    /// A command queued notices here: look now rather than at the next poll.
+    func wake() {
+        queue.async { [weak self] in self?.claim() }
+    }
+
+    func stop() {
+        let timer = state.withLock { state -> DispatchSourceTimer? in
+            state.stopped = true
+            defer { state.timer = nil }
+            return state.timer
+        }
+        timer?.cancel()
+        push.shutdown()
+    }
+
+    /// One claim at a time per node; a wake during one makes another right after it.
+    private func claim() {
+        let go = state.withLock { state -> Bool in
+            if state.stopped { return false }
+            if state.claiming {
+                state.wokenWhileClaiming = true
+                return false
+            }
+            state.claiming = true
+            return true
+        }
+        guard go else { return }
+        let lease = timing.lease
+        let clock = self.clock
+        database.submit({ db -> (notices: [ClaimedNotice], key: VAPIDKeyRecord?) in
+            let now = clock.now()
+            let second = Int64(now.timeIntervalSince1970)
+            let notices = try db.claimNotices(readyAt: second, leaseUntil: second + Int64(lease.rounded(.up)), limit: Self.claimBatch)
+            let key = notices.contains { $0.subscription != nil } ? try CommandContext.vapidKey(db, now: Timestamp.rfc3339(now)) : nil
+            return (notices, key)
+        }) { [self] result in
+            queue.async { [self] in
+                switch result {
+                case .success(let claimed):
+                    noteClaim(worked: true, nil)
+                    send(claimed.notices, key: claimed.key)
+                    let again = state.withLock { state -> Bool in
+                        state.claiming = false
+                        defer { state.wokenWhileClaiming = false }
+                        // A full batch may have more behind it.
+                        return state.wokenWhileClaiming || claimed.notices.count == Self.claimBatch
+                    }
+                    if again { claim() }
+                case .failure(let error):
+                    noteClaim(worked: false, error)
+                    state.withLock { $0.claiming = false }
+                }
+            }
+        }
+    }
+
+    private func noteClaim(worked: Bool, _ error: (any Error)?) {
+        let (wasFailing, count) = state.withLock { state -> (Bool, Bool) in
+            let was = state.claimFailing
+            state.claimFailing = !worked
+            if !worked { state.counts.claimFailures += 1 }
+            return (was, !worked && !was)
+        }
+        if worked && wasFailing { Log.info("notices are claimed again") }
+        // Once per outage: the poll would log every few seconds.
+        if count, let error { Log.error("could not claim notices", ["retry_every": Int(timing.poll), "error": error]) }
+    }
+
+    private func send(_ notices: [ClaimedNotice], key record: VAPIDKeyRecord?) {
+        let key = record.flatMap { try? P256PrivateKey(base64URL: $0.privateKey) }
+        for notice in notices {
+            if let subscription = notice.subscription {
+                sendPush(notice, subscription, key: key)
+            } else if let address = notice.mailTo {
+                sendMail(notice, to: address)
+            } else {
+                settle(notice, .finish(usedAt: nil))
+            }
+        }
+    }
+
+    private func sendPush(_ notice: ClaimedNotice, _ subscription: PushSubscriptionRecord, key: P256PrivateKey?) {
+        let request: OutboundRequest
+        do {
+            guard let key else { throw CryptoError("the VAPID key cannot be read") }
+            request = try WebPushRequest.make(notice, subscription: subscription, key: key, subject: subject(), now: Date())
+        } catch {
+            // A subscription whose keys no longer parse can never be sent to.
+            Log.error("push not sent", ["kind": notice.kind, "user": notice.user, "subscription": subscription.id, "error": error])
+            count { $0.pushFailed += 1 }
+            settle(notice, .finish(usedAt: nil))
+            return
+        }
+        let admission = push.submit(request) { [self] report in
+            let id = subscription.id
+            switch report.outcome {
+            case .delivered(let response):
+                Log.info("push sent", ["kind": notice.kind, "user": notice.user, "subscription": id, "attempts": report.attempts, "status": response.status])
+                count { $0.pushSent += 1 }
+                settle(notice, .finish(usedAt: Timestamp.rfc3339(Date())))
+            case .gone(let status):
+                Log.info("push subscription gone", ["kind": notice.kind, "user": notice.user, "subscription": id, "attempts": report.attempts, "status": status])
+                count { $0.subscriptionsEnded += 1 }
+                settle(notice, .endSubscription(subscription.id))
+            case .abandoned:
+                // Shutting down: the row's lease runs out and a node sends it then.
+                break
+            case .rejected(let response):
+                Log.warn("push refused", ["kind": notice.kind, "user": notice.user, "subscription": id, "attempts": report.attempts, "status": response.status])
+                count { $0.pushFailed += 1 }
+                settle(notice, .finish(usedAt: nil))
+            case .refusedByPolicy(let error), .failed(let error):
+                Log.warn("push not sent", ["kind": notice.kind, "user": notice.user, "subscription": id, "attempts": report.attempts, "error": error])
+                count { $0.pushFailed += 1 }
+                settle(notice, .finish(usedAt: nil))
+            case .gaveUp(let last):
+                Log.warn("push given up", ["kind": notice.kind, "user": notice.user, "subscription": id, "attempts": report.attempts, "last": "\(last)"])
+                count { $0.pushFailed += 1 }
+                settle(notice, .finish(usedAt: nil))
+            }
+        }
+        if admission != .accepted { settle(notice, .release) }
+    }
+
+    private func sendMail(_ notice: ClaimedNotice, to address: String) {
+        guard let mailer else {
+            // Queued while mail was configured; this node sends none: it would wait forever.
+            Log.warn("mail not sent: this node runs without --smtp", ["kind": notice.kind, "user": notice.user])
+            count { $0.mailFailed += 1 }
+            settle(notice, .finish(usedAt: nil))
+            return
+        }
+        let accepted = mailer.send(notice, to: address) { [self] sent in
+            switch sent {
+            case .sent:
+                Log.info("mail sent", ["kind": notice.kind, "user": notice.user])
+                count { $0.mailSent += 1 }
+                settle(notice, .finish(usedAt: nil))
+            case .failed(let reason):
+                Log.warn("mail not sent", ["kind": notice.kind, "user": notice.user, "error": reason])
+                count { $0.mailFailed += 1 }
+                settle(notice, .finish(usedAt: nil))
+            case .abandoned:
+                break
+            }
+        }
+        if !accepted { settle(notice, .release) }
+    }
+
+    private enum Settlement {
+        case finish(usedAt: String?)
+        case endSubscription(Int64)
+        case release
+    }
+
+    private func settle(_ notice: ClaimedNotice, _ settlement: Settlement) {
+        database.submit({ db in
+            switch settlement {
+            case .finish(let usedAt): try db.finishNotice(id: notice.id, usedAt: usedAt)
+            case .endSubscription(let id): try db.endPushSubscription(id: id)
+            case .release: try db.releaseNotice(id: notice.id)
+            }
+        }) { result in
+            // A row not settled is claimed again when its lease ends: sent twice, never lost.
+            if case .failure(let error) = result { Log.error("could not settle a notice", ["notice": notice.id, "error": error]) }
+        }
+    }
+
+    private func count(_ change: (inout Counts) -> Void) {
+        state.withLock { change(&$0.counts) }
+    }
+}
+
+/// How often a dispatcher looks for notices without being woken (rows another node
+/// queued and could not send, quiet hours ending, leases running out), and how long a
+/// claimed row is left to its claimer.
+public struct NoticeTiming: Sendable {
+    public var poll: Double
+    public var lease: Double
+
+    public init(poll: Double, lease: Double) {
+        self.poll = poll
+        self.lease = lease
+    }
+
+    public static let standard = NoticeTiming(poll: 5, lease: 120)
+}
+
+/// Sends one notice by mail (`--smtp`): false when its queue is full (the row is released
+/// and claimed again later).
+protocol NoticeMailer: Sendable {
+    func send(_ notice: ClaimedNotice, to address: String, completion: @escaping @Sendable (MailSent) -> Void) -> Bool
+}
+
+enum MailSent: Sendable {
+    case sent
+    case failed(String)
+    case abandoned
+}

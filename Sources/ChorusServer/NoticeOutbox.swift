@@ -1,0 +1,51 @@
+import ChorusCore
+import ChorusRendering
+import ChorusStore
+import Foundation
+
+/// Notices for people who are not looking (CONTRACT §10), queued in the transaction of
+/// the event they tell about, so a notice exists exactly when its event does. Which
+/// events make which notice for whom is decided here, at each event's source; whether a
+/// person wants it, and when (quiet hours), is `NotifyRules`'s. Sending is the
+/// dispatcher's (`NoticeDispatcher`), on whichever node claims the row.
+extension CommandContext {
+    /// Queues `wording` as a `kind` notice for each of `users` but the caller.
+    func queueNotice(_ kind: NotifyKind, _ wording: NoticeWording, for users: [Int64]) throws {
+        for user in Delivery.uniqued(users) where user != caller.id {
+            let choices = try db.notifyChoices(ofUser: user) ?? .defaults
+            guard NotifyRules.wants(kind, choices) else { continue }
+            let mailTo = mailEnabled ? choices.mailTo : nil
+            guard choices.push || mailTo != nil else { continue }
+            let release = NotifyRules.release(at: now, choices)
+            queuedNotices += try db.queueNotice(QueuedNotice(
+                user: user, event: kind.eventName, title: wording.title, body: wording.body, url: wording.url, topic: wording.topic,
+                urgency: kind.urgency, ttl: kind.timeToLive, notBefore: Int64(release.timeIntervalSince1970.rounded(.down)),
+                push: choices.push, mailTo: mailTo), created: timestamp)
+        }
+    }
+
+    /// A task given to someone by someone else.
+    func queueAssigned(_ task: TaskRecord) throws {
+        guard let name = task.assignee, let assignee = try db.account(named: name) else { return }
+        try queueNotice(.assigned, .task(.assigned, task, detail: "\(caller.name) gave it to you" + dueDetail(task)), for: [assignee.id])
+    }
+
+    /// Everyone a line names with `@name` who can read it: a member of `room` (for a
+    /// message or a comment in a room), or the owner of a personal task.
+    func queueMentions(in text: String, room: (id: Int64, name: String)?, task: TaskRecord?, except: Set<Int64> = []) throws {
+        let names = Mentions.names(in: text)
+        guard !names.isEmpty else { return }
+        let readers = Set(try room.map { try db.memberIDs(ofRoom: $0.id) } ?? task.flatMap(\.ownerID).map { [$0] } ?? [])
+        var mentioned: [Int64] = []
+        for name in names {
+            if let account = try db.account(named: name), readers.contains(account.id), !except.contains(account.id) {
+                mentioned.append(account.id)
+            }
+        }
+        try queueNotice(.mention, .mention(by: caller.name, room: room, task: task.map { ($0.id, $0.title) }, text: text), for: mentioned)
+    }
+
+    private func dueDetail(_ task: TaskRecord) -> String {
+        task.due == nil ? "" : ", \(present.dueText(task))"
+    }
+}
