@@ -13,16 +13,24 @@ final class TestCluster {
     private(set) var nodes: [ChorusNode]
     let sql: PostgresConnection
 
-    init(nodes count: Int) throws {
+    /// Flags and environment every node is started with.
+    let flags: [String]
+    let environment: [String: String]
+
+    init(nodes count: Int, flags: [String] = [], environment: [String: String] = [:]) throws {
         database = try ThrowawayPostgres.sharedCluster().makeDatabase()
         nodes = []
         sql = try PostgresConnection(database)
+        self.flags = flags
+        self.environment = environment
         try startAll(count)
     }
 
     /// Starts `count` nodes at the same moment (new folders) and waits until each listens.
     func startAll(_ count: Int) throws {
-        let launched = try (0..<count).map { try ChorusNode.launch(postgres: database, name: "n\($0)") }
+        let launched = try (0..<count).map {
+            try ChorusNode.launch(postgres: database, name: "n\($0)", flags: flags, environment: environment)
+        }
         for node in launched { try node.waitUntilListening() }
         nodes = launched
     }
