@@ -51,7 +51,8 @@ extension Hub {
             MetricFamily("chorus_log_lines_dropped_total", .counter, help: "Log lines dropped because the log's queue was full.",
                          samples: [Sample(labels: [], value: Double(Log.droppedLines))]),
         ]
-        return MetricsExposition.render(metrics.families + live, common: metrics.commonLabels)
+        let notices = state.noticeDispatcher.withLock { $0 }?.metricFamilies ?? []
+        return MetricsExposition.render(metrics.families + live + notices, common: metrics.commonLabels)
     }
 
     /// Whether `address` (the peer's IP as text, as `Connection.peerHost` gives it) may

@@ -55,6 +55,7 @@ final class NoticeDispatcher: Sendable {
     }
 
     var counts: Counts { state.withLock { $0.counts } }
+    var pushCounters: OutboundCounters { push.counters }
 
     /// Starts polling, and looks at once: rows left by the last run go out now.
     func start() {

@@ -1,7 +1,7 @@
 import ChorusCore
 import ChorusCrypto
 import ChorusOutbound
-import ChorusServer
+@testable import ChorusServer
 import ChorusTestSupport
 import Foundation
 import Testing
@@ -117,6 +117,9 @@ import Testing
         #expect(service.received.count == 4, "nothing for ann's own lines")
         let used = (try ann.ok("PUSH LIST")["subscriptions"] as? [[String: Any]])?.first
         #expect(used?["last_used"] is String, "a push marks its subscription used: \(String(describing: used))")
+        let metrics = try #require(server.server).metricsText()
+        #expect(MetricsTests.value(metrics, #"chorus_notices_sent_total{channel="push"}"#) == 4, "\(metrics)")
+        #expect(MetricsTests.value(metrics, #"chorus_notices_failed_total{channel="push"}"#) == 0)
     }
 
     /// A reminder comes due while ann has no session at all: it reaches her phone.
@@ -199,6 +202,7 @@ import Testing
             Thread.sleep(forTimeInterval: 0.1)
         }
         #expect(left == 0, "410 ended it")
+        #expect(MetricsTests.value(try #require(server.server).metricsText(), "chorus_push_subscriptions_ended_total") == 1)
     }
 
     @Test func aSilentPushServiceHoldsNobody() throws {
