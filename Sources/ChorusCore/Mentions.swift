@@ -12,9 +12,14 @@ public enum Mentions {
         var index = 0
         while index < scalars.count, names.count < most {
             defer { index += 1 }
-            guard scalars[index] == "@", index == 0 || !isNamePart(scalars[index - 1]) else { continue }
+            guard scalars[index] == "@", index == 0 || !(isNamePart(scalars[index - 1]) || scalars[index - 1] == "@") else { continue }
             var end = index + 1
             while end < scalars.count, isNamePart(scalars[end]) { end += 1 }
+            // `@ann@host` is an address, not a mention.
+            if end < scalars.count, scalars[end] == "@" {
+                index = end - 1
+                continue
+            }
             var name = String(String.UnicodeScalarView(scalars[(index + 1)..<end])).lowercased()
             while name.hasSuffix(".") { name.removeLast() }
             if name.count >= 2, !names.contains(name) { names.append(name) }
@@ -25,7 +30,7 @@ public enum Mentions {
 
     private static func isNamePart(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar {
-        case "a"..."z", "A"..."Z", "0"..."9", ".", "_", "-", "@": true
+        case "a"..."z", "A"..."Z", "0"..."9", ".", "_", "-": true
         default: false
         }
     }
