@@ -151,13 +151,13 @@ public final class Metrics: Sendable {
                          samples: LimitClose.allCases.map {
                              Sample(labels: [("limit", $0.rawValue)], value: Double(limitCloses[index(of: $0)]))
                          }),
-            MetricFamily("chorus_push_sent_total", .counter, help: "Push notifications sent.",
+            MetricFamily("chorus_push_sent_total", .counter, help: "Push notifications a push service accepted.",
                          samples: [Sample(labels: [], value: Double(pushSent.load(ordering: .relaxed)))]),
-            MetricFamily("chorus_push_failed_total", .counter, help: "Push notifications that failed.",
+            MetricFamily("chorus_push_failed_total", .counter, help: "Push notifications given up: refused, undeliverable, or still failing after their retries.",
                          samples: [Sample(labels: [], value: Double(pushFailed.load(ordering: .relaxed)))]),
-            MetricFamily("chorus_mail_sent_total", .counter, help: "E-mails sent.",
+            MetricFamily("chorus_mail_sent_total", .counter, help: "E-mails a mail server accepted.",
                          samples: [Sample(labels: [], value: Double(mailSent.load(ordering: .relaxed)))]),
-            MetricFamily("chorus_mail_failed_total", .counter, help: "E-mails that failed.",
+            MetricFamily("chorus_mail_failed_total", .counter, help: "E-mails given up: refused, or still failing after their retries.",
                          samples: [Sample(labels: [], value: Double(mailFailed.load(ordering: .relaxed)))]),
         ]
     }

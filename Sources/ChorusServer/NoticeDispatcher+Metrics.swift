@@ -1,18 +1,11 @@
-/// What the dispatcher and its push queue did since start, as /metrics families.
+/// What the dispatcher and its push queue did since start, as /metrics families (sent
+/// and failed notices are `Metrics`' own series).
 extension NoticeDispatcher {
     var metricFamilies: [MetricFamily] {
         typealias Sample = MetricFamily.Sample
         let counts = self.counts
         let queue = pushCounters
-        func byChannel(push: Int, mail: Int) -> [Sample] {
-            [Sample(labels: [("channel", "push")], value: Double(push)), Sample(labels: [("channel", "mail")], value: Double(mail))]
-        }
         return [
-            MetricFamily("chorus_notices_sent_total", .counter, help: "Notices a push service or mail server accepted.",
-                         samples: byChannel(push: counts.pushSent, mail: counts.mailSent)),
-            MetricFamily("chorus_notices_failed_total", .counter,
-                         help: "Notices given up: refused, undeliverable, or still failing after their retries.",
-                         samples: byChannel(push: counts.pushFailed, mail: counts.mailFailed)),
             MetricFamily("chorus_push_subscriptions_ended_total", .counter,
                          help: "Push subscriptions ended because their push service said they are gone (404 or 410).",
                          samples: [Sample(labels: [], value: Double(counts.subscriptionsEnded))]),

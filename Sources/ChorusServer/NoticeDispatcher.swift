@@ -14,10 +14,9 @@ import Foundation
 /// them when the lease ends, so each device gets each notice once, also across nodes
 /// (twice only if a node dies between a push service's answer and the row's delete).
 final class NoticeDispatcher: Sendable {
-    /// What is sent, for /metrics: by channel, how each notice ended.
+    /// For /metrics besides what `Metrics` counts (sent and failed, by channel).
     struct Counts: Sendable, Equatable {
-        var pushSent = 0, pushFailed = 0, subscriptionsEnded = 0
-        var mailSent = 0, mailFailed = 0
+        var subscriptionsEnded = 0
         var claimFailures = 0
     }
 
@@ -27,6 +26,7 @@ final class NoticeDispatcher: Sendable {
     private let timing: NoticeTiming
     /// The server's clock: rows are ready by the time commands stamped them with.
     private let clock: any Clock
+    private let metrics: Metrics
     /// VAPID's `sub`: how a push service reaches whoever runs this server.
     private let subject: @Sendable () -> String
     private let queue = DispatchQueue(label: "chorus-notices")
@@ -45,8 +45,9 @@ final class NoticeDispatcher: Sendable {
     static let claimBatch = 200
 
     init(database: any StoreExecutor, push: OutboundQueue, mailer: (any NoticeMailer)?, timing: NoticeTiming, clock: any Clock,
-         subject: @escaping @Sendable () -> String) {
+         metrics: Metrics, subject: @escaping @Sendable () -> String) {
         self.clock = clock
+        self.metrics = metrics
         self.database = database
         self.push = push
         self.mailer = mailer
@@ -156,7 +157,7 @@ final class NoticeDispatcher: Sendable {
         } catch {
             // A subscription whose keys no longer parse can never be sent to.
             Log.error("push not sent", ["kind": notice.kind, "user": notice.user, "subscription": subscription.id, "error": error])
-            count { $0.pushFailed += 1 }
+            metrics.pushFailedOne()
             settle(notice, .finish(usedAt: nil))
             return
         }
@@ -165,7 +166,7 @@ final class NoticeDispatcher: Sendable {
             switch report.outcome {
             case .delivered(let response):
                 Log.info("push sent", ["kind": notice.kind, "user": notice.user, "subscription": id, "attempts": report.attempts, "status": response.status])
-                count { $0.pushSent += 1 }
+                metrics.pushSentOne()
                 settle(notice, .finish(usedAt: Timestamp.rfc3339(Date())))
             case .gone(let status):
                 Log.info("push subscription gone", ["kind": notice.kind, "user": notice.user, "subscription": id, "attempts": report.attempts, "status": status])
@@ -176,15 +177,15 @@ final class NoticeDispatcher: Sendable {
                 break
             case .rejected(let response):
                 Log.warn("push refused", ["kind": notice.kind, "user": notice.user, "subscription": id, "attempts": report.attempts, "status": response.status])
-                count { $0.pushFailed += 1 }
+                metrics.pushFailedOne()
                 settle(notice, .finish(usedAt: nil))
             case .refusedByPolicy(let error), .failed(let error):
                 Log.warn("push not sent", ["kind": notice.kind, "user": notice.user, "subscription": id, "attempts": report.attempts, "error": error])
-                count { $0.pushFailed += 1 }
+                metrics.pushFailedOne()
                 settle(notice, .finish(usedAt: nil))
             case .gaveUp(let last):
                 Log.warn("push given up", ["kind": notice.kind, "user": notice.user, "subscription": id, "attempts": report.attempts, "last": "\(last)"])
-                count { $0.pushFailed += 1 }
+                metrics.pushFailedOne()
                 settle(notice, .finish(usedAt: nil))
             }
         }
@@ -195,7 +196,7 @@ final class NoticeDispatcher: Sendable {
         guard let mailer else {
             // Queued while mail was configured; this node sends none: it would wait forever.
             Log.warn("mail not sent: this node runs without --smtp", ["kind": notice.kind, "user": notice.user])
-            count { $0.mailFailed += 1 }
+            metrics.mailFailedOne()
             settle(notice, .finish(usedAt: nil))
             return
         }
@@ -203,11 +204,11 @@ final class NoticeDispatcher: Sendable {
             switch sent {
             case .sent:
                 Log.info("mail sent", ["kind": notice.kind, "user": notice.user])
-                count { $0.mailSent += 1 }
+                metrics.mailSentOne()
                 settle(notice, .finish(usedAt: nil))
             case .failed(let reason):
                 Log.warn("mail not sent", ["kind": notice.kind, "user": notice.user, "error": reason])
-                count { $0.mailFailed += 1 }
+                metrics.mailFailedOne()
                 settle(notice, .finish(usedAt: nil))
             case .abandoned:
                 break

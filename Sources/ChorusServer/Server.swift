@@ -137,6 +137,7 @@ public final class Server: Sendable {
                                       client: OutboundClientSettings(policy: AddressPolicy(allowing: configuration.pushAllow),
                                                                      caFile: configuration.pushCA))
         let dispatcher = NoticeDispatcher(database: database, push: pushQueue, mailer: nil, timing: configuration.noticeTiming, clock: clock,
+                                          metrics: metrics,
                                           subject: { [weak state, mailFrom = configuration.mailFrom] in
             mailFrom.map { "mailto:" + $0 } ?? state.map { $0.publicOrigin.origin } ?? "https://localhost"
         })

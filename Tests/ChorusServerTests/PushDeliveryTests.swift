@@ -118,8 +118,8 @@ import Testing
         let used = (try ann.ok("PUSH LIST")["subscriptions"] as? [[String: Any]])?.first
         #expect(used?["last_used"] is String, "a push marks its subscription used: \(String(describing: used))")
         let metrics = try #require(server.server).metricsText()
-        #expect(MetricsTests.value(metrics, #"chorus_notices_sent_total{channel="push"}"#) == 4, "\(metrics)")
-        #expect(MetricsTests.value(metrics, #"chorus_notices_failed_total{channel="push"}"#) == 0)
+        #expect(MetricsTests.value(metrics, "chorus_push_sent_total") == 4, "\(metrics)")
+        #expect(MetricsTests.value(metrics, "chorus_push_failed_total") == 0)
     }
 
     /// A reminder comes due while ann has no session at all: it reaches her phone.
