@@ -122,17 +122,20 @@ import Testing
         #expect(MetricsTests.value(metrics, "chorus_push_failed_total") == 0)
     }
 
-    /// A reminder comes due while ann has no session at all: it reaches her phone.
+    /// A reminder comes due while ann has no session at all: it reaches her phone, its
+    /// times in her zone.
     @Test func aReminderReachesAPhoneWhileNobodyIsConnected() throws {
         let service = try Self.pushService()
-        let clock = ManualClock(Date())
+        // 09:00 UTC on 7 December is 22:00 in Auckland (UTC+13 in summer).
+        let clock = ManualClock(ISO8601DateFormatter().date(from: "2026-12-07T09:00:00Z")!)
         let server = try Self.server(service, clock: clock)
         let ann = try server.device("ann")
         let flat = id(try ann.ok("ROOM CREATE Flat")["room"])
         let key = try #require(try ann.ok("PUSH KEY")["key"] as? String)
         let phone = try Browser(endpoint: service.url("/push/ann"))
         try ann.ok(phone.subscribeLine)
-        let bins = id(try ann.ok("TASK ADD \(flat) Bins remind=+1h assign=ann")["task"])
+        try ann.ok("NOTIFY tz=Pacific/Auckland")
+        let bins = id(try ann.ok("TASK ADD \(flat) Bins due=2026-12-07T23:00Z remind=+1h assign=ann")["task"])
         _ = try? ann.client.json("QUIT")
 
         clock.advance(by: 3601)
@@ -142,7 +145,8 @@ import Testing
         let received = Self.pushes(service, count: 1)
         try #require(received.count == 1)
         let payload = try Self.check(received[0], serverKey: key, browser: phone, service: service)
-        #expect(payload["event"] as? String == "task.reminder" && (payload["title"] as? String ?? "").contains("Bins"), "\(payload)")
+        #expect(payload["event"] as? String == "task.reminder" && payload["title"] as? String == "Reminder: Bins", "\(payload)")
+        #expect(payload["body"] as? String == "Due tomorrow 12:00 · @ann · Flat", "23:00 UTC is noon the next day in Auckland: \(payload)")
         #expect(received[0].header("Urgency") == "high" && received[0].header("Topic") == "task-\(bins)")
     }
 
