@@ -129,7 +129,7 @@ extension PostgresImport {
         // Notices (migration 17): choices, codes waiting, and notices not yet sent.
         ImportedTable("notify_choices", identity: false, [
             .init("user", .integer, postgres: "user_id"), .init("push", .flag), .init("email", .text), .init("email_on", .flag),
-            .init("kinds", .text), .init("quiet", .text), .init("tz", .text),
+            .init("kinds", .text), .init("quiet", .text), .init("tz", .text), .init("mail_stop", .text),
         ]),
         ImportedTable("email_codes", identity: false, [
             .init("user", .integer, postgres: "user_id"), .init("address", .text), .init("digest", .text), .init("expires", .integer),

@@ -248,7 +248,8 @@ enum PostgresMigrations {
           email_on boolean NOT NULL,
           kinds text COLLATE "C" NOT NULL,
           quiet text COLLATE "C",
-          tz text COLLATE "C"
+          tz text COLLATE "C",
+          mail_stop text COLLATE "C" UNIQUE
         );
         CREATE TABLE email_codes (
           user_id bigint PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,

@@ -21,6 +21,14 @@ extension PostgresStore {
                   Self.optional(choices.quiet?.text), Self.optional(choices.zone)])
     }
 
+    public func setMailStop(user: Int64, token: String) throws {
+        try write("UPDATE notify_choices SET mail_stop = $2 WHERE user_id = $1", [.int(user), .text(token)])
+    }
+
+    public func stopMail(token: String) throws -> Bool {
+        try write("UPDATE notify_choices SET email_on = false WHERE mail_stop = $1", [.text(token)]) > 0
+    }
+
     public func saveEmailCode(user: Int64, address: String, digest: String, expires: Int64) throws {
         try write("""
             INSERT INTO email_codes (user_id, address, digest, expires, tries) VALUES ($1, $2, $3, $4, 0)
@@ -74,8 +82,10 @@ extension PostgresStore {
               RETURNING o.id, o.user_id, o.kind, o.title, o.body, o.url, o.topic, o.urgency, o.ttl, o.mail_to, o.subscription
             )
             SELECT c.id, c.user_id, c.kind, c.title, c.body, c.url, c.topic, c.urgency, c.ttl, c.mail_to,
-              s.id, s.user_id, s.endpoint, s.p256dh, s.auth, s.label, s.created, s.last_used
-            FROM claimed c LEFT JOIN push_subscriptions s ON s.id = c.subscription ORDER BY c.id
+              s.id, s.user_id, s.endpoint, s.p256dh, s.auth, s.label, s.created, s.last_used, n.mail_stop
+            FROM claimed c LEFT JOIN push_subscriptions s ON s.id = c.subscription
+              LEFT JOIN notify_choices n ON n.user_id = c.user_id AND c.mail_to IS NOT NULL
+            ORDER BY c.id
             """, [.int(now), .int(leaseUntil), .int(Int64(limit))]) { row in
             let subscription = try row.string(12).map { endpoint in
                 PushSubscriptionRecord(id: try row.int(10), user: try row.int(11), endpoint: endpoint, p256dh: row.text(13),
@@ -83,7 +93,7 @@ extension PostgresStore {
             }
             return ClaimedNotice(id: try row.int(0), user: try row.int(1), kind: row.text(2), title: row.text(3), body: row.text(4),
                                  url: row.text(5), topic: row.string(6), urgency: row.text(7), ttl: Int(try row.int(8)),
-                                 subscription: subscription, mailTo: row.string(9))
+                                 subscription: subscription, mailTo: row.string(9), mailStop: row.string(18))
         }
     }
 

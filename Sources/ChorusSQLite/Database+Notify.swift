@@ -19,6 +19,15 @@ extension Database {
                      .text(choices.storedKinds), .init(choices.quiet?.text), .init(choices.zone))
     }
 
+    public func setMailStop(user: Int64, token: String) throws {
+        try prepare("UPDATE notify_choices SET mail_stop = ?2 WHERE user = ?1").run(.integer(user), .text(token))
+    }
+
+    public func stopMail(token: String) throws -> Bool {
+        try prepare("UPDATE notify_choices SET email_on = 0 WHERE mail_stop = ?1").run(.text(token))
+        return changes > 0
+    }
+
     public func saveEmailCode(user: Int64, address: String, digest: String, expires: Int64) throws {
         try prepare("""
             INSERT INTO email_codes (user, address, digest, expires, tries) VALUES (?1, ?2, ?3, ?4, 0)
@@ -73,8 +82,10 @@ extension Database {
         return try ids.sorted().compactMap { id in
             try prepare("""
                 SELECT o.id, o.user, o.kind, o.title, o.body, o.url, o.topic, o.urgency, o.ttl, o.mail_to,
-                  s.id, s.user, s.endpoint, s.p256dh, s.auth, s.label, s.created, s.last_used
-                FROM notice_outbox o LEFT JOIN push_subscriptions s ON s.id = o.subscription WHERE o.id = ?1
+                  s.id, s.user, s.endpoint, s.p256dh, s.auth, s.label, s.created, s.last_used, n.mail_stop
+                FROM notice_outbox o LEFT JOIN push_subscriptions s ON s.id = o.subscription
+                  LEFT JOIN notify_choices n ON n.user = o.user AND o.mail_to IS NOT NULL
+                WHERE o.id = ?1
                 """).row(.integer(id), map: Self.claimedNotice)
         }
     }
@@ -86,7 +97,7 @@ extension Database {
         }
         return ClaimedNotice(id: row.int(0), user: row.int(1), kind: row.text(2), title: row.text(3), body: row.text(4), url: row.text(5),
                              topic: row.optionalText(6), urgency: row.text(7), ttl: Int(row.int(8)), subscription: subscription,
-                             mailTo: row.optionalText(9))
+                             mailTo: row.optionalText(9), mailStop: row.optionalText(18))
     }
 
     public func finishNotice(id: Int64, usedAt: String?) throws {

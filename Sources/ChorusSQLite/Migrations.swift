@@ -354,7 +354,8 @@ public enum Migrations {
           email_on INTEGER NOT NULL,
           kinds TEXT NOT NULL,
           quiet TEXT,
-          tz TEXT
+          tz TEXT,
+          mail_stop TEXT UNIQUE
         ) STRICT;
         CREATE TABLE email_codes (
           user INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,

@@ -47,7 +47,7 @@ enum CalendarFeedPath {
 
 extension UInt8 {
     /// A-Z a-z 0-9 - _ : what base64url and hex secrets are made of.
-    fileprivate var isURLSafe: Bool {
+    var isURLSafe: Bool {
         (0x30...0x39).contains(self) || (0x41...0x5a).contains(self) || (0x61...0x7a).contains(self) || self == 0x2d || self == 0x5f
     }
 }

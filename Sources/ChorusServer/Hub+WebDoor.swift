@@ -146,6 +146,19 @@ extension Hub {
             upgrade(head, session: session, exchange: exchange)
             return
         }
+        if let secret = MailStopPath.secret(in: head.path) {
+            switch head.method {
+            case "GET", "HEAD":
+                reply(MailStopPath.confirmation)
+            case "POST":
+                answerOffLoop(session, exchange) { [unowned self] finish in
+                    stopMail(secret: String(secret)) { finish(MailStopPath.response(stopped: $0)) }
+                } sent: { [unowned self] response in respond(response, to: session, headOnly: false, close: close) }
+            default:
+                reply(.text(405, "method not allowed", headers: [.init("Allow", "GET, HEAD, POST")]))
+            }
+            return
+        }
         guard head.method == "GET" || head.method == "HEAD" else {
             reply(.text(405, "method not allowed", headers: [.init("Allow", "GET, HEAD")]))
             return
@@ -242,5 +255,17 @@ extension Hub {
     func nextRequest(_ session: Session) -> LineFramer.Frame? {
         guard let link = session.webSocket else { return session.framer.next() }
         return link.takeMessage()
+    }
+
+    /// `POST /mail/stop/SECRET`: mail off for whoever's link it is; nil when the store
+    /// could not say.
+    private func stopMail(secret: String, completion: @escaping (Bool?) -> Void) {
+        let done = LoopBound(completion, loop: loop)
+        let loop = self.loop
+        database.submit({ db in try db.stopMail(token: secret) }) { result in
+            if case .success(true) = result { Log.info("mail stopped by its link") }
+            if case .failure(let error) = result { Log.warn("mail stop unavailable", ["error": error]) }
+            loop.execute { done.value(try? result.get()) }
+        }
     }
 }

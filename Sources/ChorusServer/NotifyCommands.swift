@@ -65,6 +65,8 @@ extension CommandContext {
             choices.emailAddress = waiting.address
             choices.emailOn = true
             try db.saveNotifyChoices(choices, user: caller.id)
+            // A new link each time an address is proven: an old mail's link stops nothing.
+            try db.setMailStop(user: caller.id, token: Base64URL.encode(SecureRandom.bytes(24)))
             return result(.ok("mail goes to \(waiting.address) now", body: Self.notifyLines(choices),
                               [("notify", Self.notifyShape(choices))]))
         }

@@ -52,9 +52,12 @@ public struct ClaimedNotice: Sendable, Equatable {
     public let ttl: Int
     public let subscription: PushSubscriptionRecord?
     public let mailTo: String?
+    /// The secret of the recipient's "stop these mails" link, for a mail.
+    public let mailStop: String?
 
     public init(id: Int64, user: Int64, kind: String, title: String, body: String, url: String, topic: String?, urgency: String,
-                ttl: Int, subscription: PushSubscriptionRecord?, mailTo: String?) {
+                ttl: Int, subscription: PushSubscriptionRecord?, mailTo: String?, mailStop: String? = nil) {
+        self.mailStop = mailStop
         self.id = id
         self.user = user
         self.kind = kind

@@ -270,6 +270,12 @@ public protocol Store: AnyObject {
     func notifyChoices(ofUser user: Int64) throws -> NotifyChoices?
     func saveNotifyChoices(_ choices: NotifyChoices, user: Int64) throws
 
+    /// The secret of a person's "stop these mails" link (List-Unsubscribe), made when
+    /// their address is proven; `stopMail` turns their mail off by it.
+    func setMailStop(user: Int64, token: String) throws
+    /// Turns mail off for whoever's link this is; false when it is nobody's.
+    func stopMail(token: String) throws -> Bool
+
     /// The code sent to prove an address: one waiting per person, a new one replacing it.
     func saveEmailCode(user: Int64, address: String, digest: String, expires: Int64) throws
     func emailCode(ofUser user: Int64) throws -> EmailCodeRecord?

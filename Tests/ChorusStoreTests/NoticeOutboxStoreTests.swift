@@ -19,9 +19,16 @@ import Testing
                                    quiet: QuietHours(start: 22 * 60, end: 7 * 60), zone: "Europe/London")
         try store.run { try $0.saveNotifyChoices(chosen, user: home.alice) }
         #expect(try store.run { try $0.notifyChoices(ofUser: home.alice) } == chosen)
-        let changed = NotifyChoices(push: false, emailAddress: "a@example.org", emailOn: false, kinds: [], quiet: nil, zone: nil)
+        let changed = NotifyChoices(push: false, emailAddress: "a@example.org", emailOn: true, kinds: [], quiet: nil, zone: nil)
         try store.run { try $0.saveNotifyChoices(changed, user: home.alice) }
         #expect(try store.run { try $0.notifyChoices(ofUser: home.alice) } == changed)
+
+        // The stop link turns mail off, keeping the address; another link stops nothing.
+        try store.run { try $0.setMailStop(user: home.alice, token: "stop-alice-0123456789") }
+        #expect(try store.run { try $0.stopMail(token: "stop-somebody-else-01") } == false)
+        #expect(try store.run { try $0.stopMail(token: "stop-alice-0123456789") } == true)
+        #expect(try store.run { try $0.notifyChoices(ofUser: home.alice) }?.mailTo == nil)
+        #expect(try store.run { try $0.notifyChoices(ofUser: home.alice) }?.emailAddress == "a@example.org")
 
         try store.run { try $0.saveEmailCode(user: home.alice, address: "a@example.org", digest: "d1", expires: 500) }
         try store.run { try $0.countEmailCodeTry(user: home.alice) }
