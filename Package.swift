@@ -19,6 +19,8 @@ let package = Package(
 
         // A lock ThreadSanitizer understands, for state shared between threads.
         .target(name: "ChorusLocking"),
+        // IP addresses and CIDR blocks: parsed once for every flag and guard that names them.
+        .target(name: "ChorusAddresses"),
 
         // Pure layers.
         .target(name: "ChorusProtocol"),
@@ -33,24 +35,24 @@ let package = Package(
         // mapping), the only target that imports CPostgres; PostgreSQL's store builds on it.
         .target(name: "ChorusPostgres", dependencies: ["CPostgres", "CLinux", "ChorusStore", "ChorusCore", "ChorusLocking"]),
         .target(name: "ChorusCrypto", dependencies: ["COpenSSL", "ChorusProtocol"]),
-        .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking"]),
+        .target(name: "ChorusNet", dependencies: ["CLinux", "COpenSSL", "ChorusLocking", "ChorusAddresses"]),
         // The web door's pure, bounded parts: HTTP/1.1 request heads and responses, the
         // WebSocket handshake, frames both ways (the frame head is ChorusProtocol's, shared
         // with RenderedEvent) and the origins a session may come from. No I/O; fuzzed.
         .target(name: "ChorusWeb", dependencies: ["ChorusProtocol", "ChorusCrypto"]),
         // Outbound HTTPS (push, mail, ACME): libcurl behind a request-forgery guard on the
         // address actually connected to, and a bounded retrying queue on threads of its own.
-        .target(name: "ChorusOutbound", dependencies: ["CCurl", "CLinux", "ChorusLocking"]),
+        .target(name: "ChorusOutbound", dependencies: ["CCurl", "CLinux", "ChorusLocking", "ChorusAddresses"]),
 
         // Wiring.
         // The web app's files (HTML, CSS, JavaScript modules) are a resource folder, shipped
         // next to the binary as chorus_ChorusServer.resources and read once at start.
         .target(name: "ChorusServer", dependencies: [
             "ChorusWeb", "ChorusProtocol", "ChorusCore", "ChorusRendering", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
-            "ChorusOutbound",
+            "ChorusOutbound", "ChorusAddresses",
         ], resources: [.copy("WebApp")]),
         .target(name: "ChorusClient", dependencies: ["ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
-        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusCore", "ChorusCrypto", "ChorusOutbound", "CLinux"]),
+        .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusAddresses", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusCore", "ChorusCrypto", "ChorusOutbound", "CLinux"]),
         .executableTarget(name: "chorus", dependencies: ["ChorusClient", "ChorusProtocol"]),
         // libFuzzer target for the framer and parser: fuzz/run builds it with
         // --sanitize=fuzzer and -DFUZZING; a normal build replays inputs given as arguments
@@ -85,12 +87,12 @@ let package = Package(
         .testTarget(name: "ChorusFuzzTests", dependencies: ["chorus-fuzz", "chorus-fuzz-http", "chorus-fuzz-websocket", "ChorusFuzzSupport"]),
         // The guard's address rules, the retry arithmetic, and the client and queue against
         // a scripted HTTPS server on loopback.
-        .testTarget(name: "ChorusOutboundTests", dependencies: ["ChorusOutbound", "ChorusCrypto", "ChorusLocking", "ChorusTestSupport", "COpenSSL"]),
-        .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
+        .testTarget(name: "ChorusOutboundTests", dependencies: ["ChorusOutbound", "ChorusAddresses", "ChorusCrypto", "ChorusLocking", "ChorusTestSupport", "COpenSSL"]),
+        .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusAddresses", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the
         // tool run against a real chorusd.
         .testTarget(name: "ChorusBenchTests", dependencies: ["chorus-bench", "chorusd", "ChorusTestSupport"]),
-        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusLocking", "ChorusTestSupport", "ChorusOutbound", "chorusd", "chorus"]),
+        .testTarget(name: "ChorusServerTests", dependencies: ["ChorusServer", "ChorusAddresses", "ChorusClient", "ChorusCore", "ChorusCrypto", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusLocking", "ChorusTestSupport", "ChorusOutbound", "chorusd", "chorus"]),
     ],
     swiftLanguageModes: [.v6]
 )

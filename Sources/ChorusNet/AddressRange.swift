@@ -1,43 +1,34 @@
-import CLinux
-import Foundation
+import ChorusAddresses
 
-/// An IPv4 or IPv6 network in CIDR form (`10.0.0.0/8`, `::1/128`), for `--exempt`.
+/// A network an operator names for `--exempt` and `--metrics-allow` (`10.0.0.0/8`,
+/// `::1/128`), matched against a peer's address as the socket shows it. The parsing and
+/// matching are `AddressBlock`'s (ChorusAddresses), which `--push-allow` uses too; this
+/// adds what a listening socket's peers need: an IPv4 client shown as `::ffff:a.b.c.d`
+/// matches an IPv4 block.
 public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
-    let network: [UInt8]
-    let prefix: Int
+    let block: AddressBlock
 
     /// Loopback in both families: exempt from the per-address limits by default.
     public static let loopback = [AddressRange("127.0.0.0/8")!, AddressRange("::1/128")!]
 
-    /// Nil for anything that is not an address with an optional `/prefix`.
+    /// Nil for anything that is not an address with an optional `/prefix`. Host bits are
+    /// ignored here (`10.0.0.1/8` is 10/8), as these flags always took them.
     public init?(_ text: String) {
         let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
-        guard let first = parts.first, let bytes = Self.bytes(of: first) else { return nil }
-        let bits = bytes.count * 8
+        guard let first = parts.first, let address = IPAddress(first) else { return nil }
+        let bits = address.bytes.count * 8
         var prefix = bits
         if parts.count == 2 {
             guard let value = Int(parts[1]), (0...bits).contains(value) else { return nil }
             prefix = value
         }
-        self.network = bytes
-        self.prefix = prefix
+        block = AddressBlock(around: address, prefixLength: prefix)
     }
 
     public func contains(_ address: String) -> Bool {
-        guard var bytes = Self.bytes(of: address) else { return false }
+        guard let parsed = IPAddress(address) else { return false }
         // An IPv4 client on a dual-stack socket shows up as ::ffff:a.b.c.d.
-        if bytes.count == 16 && network.count == 4 && bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
-            bytes = Array(bytes[12...])
-        }
-        guard bytes.count == network.count else { return false }
-        var remaining = prefix
-        for index in 0..<bytes.count where remaining > 0 {
-            let take = min(8, remaining)
-            let mask = UInt8(truncatingIfNeeded: 0xff << (8 - take))
-            if bytes[index] & mask != network[index] & mask { return false }
-            remaining -= take
-        }
-        return true
+        return block.contains(block.network.isIPv4 ? parsed.unmapped : parsed)
     }
 
     /// The address the per-address limits (`--max-per-ip`, `--register-rate`, failed
@@ -49,37 +40,15 @@ public struct AddressRange: Sendable, Equatable, CustomStringConvertible {
     /// like, so counting single IPv6 addresses would limit nobody. Anything unparsable
     /// counts as itself.
     public static func limitKey(_ address: String) -> String {
-        guard let bytes = bytes(of: address), bytes.count == 16 else { return address }
-        let mapped = bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff
+        guard let parsed = IPAddress(address), !parsed.isIPv4 else { return address }
+        let bytes = parsed.bytes
+        let mapped = parsed.unmapped.isIPv4
         let translated = bytes[0..<12] == [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0]
         if mapped || translated {
             return bytes[12...].map(String.init).joined(separator: ".")
         }
-        return AddressRange(network: Array(bytes[0..<8]) + Array(repeating: 0, count: 8), prefix: 64).description
+        return AddressBlock(around: parsed, prefixLength: 64).description
     }
 
-    init(network: [UInt8], prefix: Int) {
-        self.network = network
-        self.prefix = prefix
-    }
-
-    public var description: String {
-        var text = [CChar](repeating: 0, count: 64)
-        var copy = network
-        let family = network.count == 4 ? AF_INET : AF_INET6
-        inet_ntop(family, &copy, &text, socklen_t(text.count))
-        return String(nulTerminated: text) + "/\(prefix)"
-    }
-
-    static func bytes(of address: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, address, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { Array($0) }
-        }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, address, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { Array($0) }
-        }
-        return nil
-    }
+    public var description: String { block.description }
 }

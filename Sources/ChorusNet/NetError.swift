@@ -20,10 +20,3 @@ public struct NetError: Error, Sendable, CustomStringConvertible {
     public var description: String { message }
 }
 
-extension String {
-    /// A C buffer filled up to its NUL, decoded as UTF-8.
-    init(nulTerminated buffer: [CChar]) {
-        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        self.init(decoding: bytes, as: UTF8.self)
-    }
-}

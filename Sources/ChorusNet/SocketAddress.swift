@@ -1,3 +1,4 @@
+import ChorusAddresses
 import CLinux
 import Foundation
 

@@ -1,3 +1,4 @@
+import ChorusAddresses
 /// Which addresses outbound requests may connect to: public ones, and whatever the
 /// operator's allow list (`--push-allow CIDR`) names, so tests can reach loopback.
 ///

@@ -1,3 +1,4 @@
+import ChorusAddresses
 import CCurl
 
 /// The request-forgery guard where it cannot be dodged: libcurl's open-socket callback,

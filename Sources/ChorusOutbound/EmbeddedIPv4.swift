@@ -1,3 +1,4 @@
+import ChorusAddresses
 /// IPv6 forms that carry IPv4 addresses inside them. Such an address reaches (or is
 /// translated to) the IPv4 host, so it is judged by that host: `::ffff:127.0.0.1` is as
 /// much loopback as 127.0.0.1.

@@ -1,3 +1,4 @@
+import ChorusAddresses
 import CCurl
 
 /// A blocking HTTPS client over one libcurl easy handle. Not for sharing: each worker

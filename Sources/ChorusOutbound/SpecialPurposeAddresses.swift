@@ -1,3 +1,4 @@
+import ChorusAddresses
 /// Addresses no outbound request may reach unless `--push-allow` names them.
 ///
 /// Made from IANA's IPv4 and IPv6 Special-Purpose Address Registries

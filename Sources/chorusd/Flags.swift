@@ -1,3 +1,4 @@
+import ChorusAddresses
 import ChorusOutbound
 import ChorusCore
 import ChorusCrypto

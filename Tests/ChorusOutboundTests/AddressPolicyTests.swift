@@ -1,3 +1,4 @@
+import ChorusAddresses
 @testable import ChorusOutbound
 import Testing
 

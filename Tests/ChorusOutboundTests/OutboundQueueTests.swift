@@ -1,3 +1,4 @@
+import ChorusAddresses
 import ChorusTestSupport
 import ChorusOutbound
 import Foundation

@@ -1,3 +1,4 @@
+import ChorusAddresses
 import ChorusCore
 import ChorusCrypto
 import ChorusOutbound

@@ -1,4 +1,5 @@
-/// A network in CIDR form (`127.0.0.0/8`, `fd00::/8`): what `--push-allow` names.
+/// A network in CIDR form (`127.0.0.0/8`, `fd00::/8`): what `--push-allow`, `--exempt` and
+/// `--metrics-allow` name, and the special-purpose tables of the request-forgery guard.
 public struct AddressBlock: Sendable, Hashable, CustomStringConvertible {
     public let network: IPAddress
     public let prefixLength: Int
@@ -6,6 +7,10 @@ public struct AddressBlock: Sendable, Hashable, CustomStringConvertible {
     /// Why a `--push-allow` value was not a block, in words an operator can act on.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     /// `ADDRESS/PREFIX`, or a bare address meaning that one address (/32 or /128).
@@ -36,8 +41,16 @@ public struct AddressBlock: Sendable, Hashable, CustomStringConvertible {
         self.prefixLength = length
     }
 
+    /// The block of `length` bits around `address`, its host bits cleared.
+    public init(around address: IPAddress, prefixLength length: Int) {
+        let bits = address.bytes.count * 8
+        let kept = min(max(0, length), bits)
+        network = IPAddress(bytes: Self.masked(address.bytes, to: kept)) ?? address
+        prefixLength = kept
+    }
+
     /// For the fixed tables, whose entries are known to be well formed.
-    init(_ text: String) {
+    public init(_ text: String) {
         do { try self.init(parsing: text) } catch { preconditionFailure("bad built-in block \(text): \(error)") }
     }
 

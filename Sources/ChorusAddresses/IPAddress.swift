@@ -29,6 +29,13 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
+    /// An IPv4 address carried in an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, how a
+    /// dual-stack socket shows an IPv4 peer) as itself; any other address unchanged.
+    public var unmapped: IPAddress {
+        guard bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff else { return self }
+        return IPAddress(bytes: Array(bytes[12...])) ?? self
+    }
+
     public var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         var copy = bytes
@@ -39,7 +46,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
 
 extension String {
     /// The text before the first NUL of a C buffer (inet_ntop's, libcurl's error buffer).
-    init(nulTerminated buffer: [CChar]) {
+    public init(nulTerminated buffer: [CChar]) {
         let end = buffer.firstIndex(of: 0) ?? buffer.endIndex
         self = String(decoding: buffer[..<end].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
