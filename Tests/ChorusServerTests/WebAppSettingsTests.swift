@@ -7,9 +7,10 @@ import Testing
 /// control; the e-mail section says plainly when the server sends no mail; and "Notify me
 /// on this device" says plainly when the browser cannot subscribe.
 ///
-/// What headless Chromium cannot do: reach its push service (Google's FCM) — there is no
-/// network here, and headless builds have no push service to speak of — so
-/// `pushManager.subscribe` fails and no test sees a browser subscription succeed. What the
+/// What headless Chromium cannot do: reach its push service (Google's FCM). Without a
+/// network its `pushManager.subscribe` neither succeeds nor fails — it waited over 200 s
+/// when tried here — so the app gives up after 20 s and says so, and no test sees a
+/// browser subscription succeed. What the
 /// app sends once one does is tested apart: the PushSubscription JSON a browser gives,
 /// made in the page with a real P-256 key, turned into PUSH SUBSCRIBE by the app's own
 /// code (api.js, push.js) and kept by the server.
@@ -97,7 +98,7 @@ import Testing
         try Self.settled(page)
         var held = object(try nia.ok("NOTIFY")["notify"])
         #expect(held["push"] as? Bool == false, "\(held)")
-        #expect(held["kinds"] as? [String] == ["assigned", "behind", "dm", "overdue", "reminder"], "\(held)")
+        #expect(held["kinds"] as? [String] == ["reminder", "overdue", "behind", "assigned", "dm"], "\(held)")
         #expect(held["quiet"] as? String == "23:30-06:45", "\(held)")
         #expect(held["tz"] as? String == "Asia/Tokyo", "\(held)")
         #expect(held["email"] is NSNull, "\(held)")
@@ -173,8 +174,8 @@ import Testing
 
     /// "Notify me on this device", permission granted (through DevTools, as a person's tap on
     /// Allow would): headless Chromium cannot reach its push service, so the browser's
-    /// subscribe fails, and the screen says so in the browser's words; nothing reached the
-    /// server. Then what the button sends once a browser does subscribe: a subscription's
+    /// subscribe never settles; after 20 s the screen says the push service could not be
+    /// reached (in the browser's words when it gives any), and nothing reached the server. Then what the button sends once a browser does subscribe: a subscription's
     /// JSON as browsers give it, through the app's own functions, kept by the server and
     /// ended by "Stop" and by signing out.
     @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
@@ -193,7 +194,7 @@ import Testing
         let pat = try server.device("pat", label: "pat's terminal", register: false)
 
         try page.click("[data-action=push-on]")
-        let state = try page.wait("the browser's answer", for: "(s => s !== 'off' && s)(document.querySelector('[data-push]').dataset.push)", timeout: 40) as? String
+        let state = try page.wait("the browser's answer", for: "(s => s !== 'off' && s)(document.querySelector('[data-push]').dataset.push)", timeout: 60) as? String
         let said = try page.text("[data-push]")
         let held = try pat.ok("PUSH LIST")["subscriptions"] as? [[String: Any]] ?? []
         if state == "failed" {
@@ -235,25 +236,30 @@ import Testing
         let listed = try pat.ok("PUSH LIST")["subscriptions"] as? [[String: Any]] ?? []
         #expect(listed.map { $0["label"] as? String ?? "" } == ["Chrome-Linux"], "\(listed)")
         #expect(listed.first?["id"] as? Int == made["id"] as? Int)
-        // The browser holds no subscription to go with it, so the screen does not say "on".
-        try page.go("#/rooms")
-        try Self.openSettings(page)
-        #expect(try page.evaluate("document.querySelector('[data-push]').dataset.push") as? String == "off")
-
         // "Stop" (push.turnOff, what the button runs) ends the server's subscription.
         let stopped = try page.evaluate("""
             (async () => {
               const push = await import("/js/push.js");
-              await push.keep(await \(Self.subscriptionJSON("https://push.example.net/send/2")));
-              const kept = push.saved() !== null;
               await push.turnOff();
-              return kept && push.saved() === null;
+              return push.saved() === null;
             })()
             """) as? Bool
         #expect(stopped == true)
         #expect((try pat.ok("PUSH LIST")["subscriptions"] as? [[String: Any]] ?? []).isEmpty)
 
-        // Signing out ends one too (PUSH UNSUBSCRIBE before the device's token is revoked).
+        // One the server holds but the browser does not (its push service gave it up) reaches
+        // nobody: the screen says "off" and ends the server's half.
+        try page.evaluate("import('/js/push.js').then(async (push) => (await push.keep(await \(Self.subscriptionJSON("https://push.example.net/send/2")))).id)")
+        #expect((try pat.ok("PUSH LIST")["subscriptions"] as? [[String: Any]] ?? []).count == 1)
+        try page.go("#/rooms")
+        try Self.openSettings(page)
+        #expect(try page.evaluate("document.querySelector('[data-push]').dataset.push") as? String == "off")
+        #expect((try pat.ok("PUSH LIST")["subscriptions"] as? [[String: Any]] ?? []).isEmpty)
+        #expect(try page.evaluate("localStorage.getItem('chorus.push')") is NSNull)
+
+        // Signing out ends one too: PUSH UNSUBSCRIBE before the device's token is revoked.
+        // This page's session signed in with the password (REGISTER), so revoking the token
+        // alone would leave the subscription.
         try page.evaluate("import('/js/push.js').then(async (push) => (await push.keep(await \(Self.subscriptionJSON("https://push.example.net/send/3")))).id)")
         #expect((try pat.ok("PUSH LIST")["subscriptions"] as? [[String: Any]] ?? []).count == 1)
         try page.go("#/devices")

@@ -6,6 +6,8 @@
 import * as api from "./api.js";
 
 const KEY = "chorus.push";
+/** Seconds to wait for the browser's push service. */
+const PATIENCE = 20;
 
 /** Why this device cannot be notified: its state ("blocked", "failed"…) and words for it. */
 export class PushFailure extends Error {
@@ -67,7 +69,9 @@ export async function deviceState() {
   if (!kept) return "off";
   const [subscription, held] = await Promise.all([browserSubscription(), api.pushSubscriptions()]);
   if (subscription && subscription.endpoint === kept.endpoint && held.some((s) => s.id === kept.id)) return "on";
-  // Ended elsewhere (the device signed out from another one, or its push service gave it up).
+  // Ended on one side (signed out from another device; the push service gave it up): the
+  // server's half alone reaches nobody.
+  if (held.some((s) => s.id === kept.id)) await api.pushUnsubscribe(kept.id).catch(() => {});
   localStorage.removeItem(KEY);
   return "off";
 }
@@ -90,7 +94,11 @@ export async function turnOn() {
       await subscription.unsubscribe();
       subscription = null;
     }
-    subscription = subscription || await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+    subscription = subscription || await Promise.race([
+      registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }),
+      // Offline, a browser may wait for its push service without end (headless Chromium does).
+      new Promise((resolve, reject) => setTimeout(() => reject(new Error(`it did not answer within ${PATIENCE} seconds.`)), PATIENCE * 1000)),
+    ]);
   } catch (error) {
     throw new PushFailure("failed", `This browser could not reach its push service: ${error.message || error.name}`);
   }
