@@ -79,7 +79,10 @@ import Testing
         let before = object(try nia.ok("NOTIFY")["notify"])
         #expect(try page.evaluate("document.getElementById('settings-push').checked") as? Bool == true)
         #expect(try page.evaluate("[...document.querySelectorAll('input[name=kind]')].filter(b => b.checked).length") as? Int == 7)
-        #expect(try page.evaluate("document.getElementById('settings-tz').value") as? String == before["tz"] as? String)
+        // The server's zone, by its name or this browser's for it ("Etc/UTC" is "UTC").
+        let serverZone = WebAppPage.literal(before["tz"] as? String ?? "")
+        let shownZone = try page.evaluate("[document.getElementById('settings-tz').value, new Intl.DateTimeFormat('en', { timeZone: \(serverZone) }).resolvedOptions().timeZone]") as? [String] ?? []
+        #expect(shownZone.count == 2 && (shownZone.first == before["tz"] as? String || shownZone.first == shownZone.last), "\(shownZone) for \(before)")
 
         // Two kinds off, one change each.
         try page.click("#settings-kind-comment")
@@ -105,12 +108,12 @@ import Testing
 
         // The device's own zone differs from the saved one: a button offers it.
         let useHere = try page.wait("the offer of this device's zone",
-                                    for: "(b => b && !b.hidden && b.textContent)(document.querySelector('[data-action=use-device-zone]'))") as? String
+                                    for: "(b => b && !b.hidden && b.textContent)(document.querySelector('#settings-use-zone'))") as? String
         #expect(useHere == "Use this device's zone (Europe/Paris)")
-        try page.click("[data-action=use-device-zone]")
+        try page.click("#settings-use-zone")
         try Self.settled(page)
         #expect(object(try nia.ok("NOTIFY")["notify"])["tz"] as? String == "Europe/Paris")
-        #expect(try page.evaluate("document.querySelector('[data-action=use-device-zone]').hidden") as? Bool == true)
+        #expect(try page.evaluate("document.querySelector('#settings-use-zone').hidden") as? Bool == true)
 
         // A refusal is said next to its control, which goes back to what the server has.
         try page.evaluate("document.getElementById('settings-tz').appendChild(new Option('Mars/Olympus', 'Mars/Olympus')) && true")
@@ -172,6 +175,24 @@ import Testing
         #expect(object(try oli.ok("NOTIFY")["notify"])["email"] is NSNull)
     }
 
+    /// Notifications refused in the browser (as a person's Block would): the screen says they
+    /// are blocked and how to allow them, and offers no button that cannot work.
+    @Test(.enabled(if: runs, "chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"))
+    func aBrowserThatBlocksNotificationsSaysHowToAllowThem() throws {
+        guard let browser = try WebAppBrowserTests.browser() else { return }
+        let server = try TestServer()
+        let origin = "https://localhost:\(server.port)"
+        let page = WebAppPage(browser: browser)
+        try browser.open(origin + "/#/register")
+        try page.register("rae")
+        try browser.devTools("Browser.setPermission", ["origin": origin, "permission": ["name": "notifications"], "setting": "denied"])
+        try Self.openSettings(page)
+        #expect(try page.evaluate("document.querySelector('[data-push]').dataset.push") as? String == "blocked")
+        let said = try page.text("[data-push]")
+        #expect(said.contains("blocks notifications") && said.contains("Allow them in its site settings"), "\(said)")
+        #expect(try page.evaluate("document.getElementById('settings-push-on').hidden && document.getElementById('settings-push-off').hidden") as? Bool == true)
+    }
+
     /// "Notify me on this device", permission granted (through DevTools, as a person's tap on
     /// Allow would): headless Chromium cannot reach its push service, so the browser's
     /// subscribe never settles; after 20 s the screen says the push service could not be
@@ -190,10 +211,10 @@ import Testing
         try page.wait("the worker", for: "navigator.serviceWorker.controller !== null", timeout: 20)
         try Self.openSettings(page)
         #expect(try page.evaluate("document.querySelector('[data-push]').dataset.push") as? String == "off")
-        #expect(try page.text("[data-action=push-on]") == "Notify me on this device")
+        #expect(try page.text("#settings-push-on") == "Notify me on this device")
         let pat = try server.device("pat", label: "pat's terminal", register: false)
 
-        try page.click("[data-action=push-on]")
+        try page.click("#settings-push-on")
         let state = try page.wait("the browser's answer", for: "(s => s !== 'off' && s)(document.querySelector('[data-push]').dataset.push)", timeout: 60) as? String
         let said = try page.text("[data-push]")
         let held = try pat.ok("PUSH LIST")["subscriptions"] as? [[String: Any]] ?? []
@@ -201,7 +222,7 @@ import Testing
             #expect(said.hasPrefix("This browser could not reach its push service: "), "\(said)")
             #expect(said.count > "This browser could not reach its push service: ".count, "the browser's own message: \(said)")
             #expect(held.isEmpty, "no PUSH SUBSCRIBE without a browser subscription: \(held)")
-            #expect(try page.evaluate("document.querySelector('[data-action=push-on]').hidden") as? Bool == false, "it can be tried again")
+            #expect(try page.evaluate("document.querySelector('#settings-push-on').hidden") as? Bool == false, "it can be tried again")
             print("WebAppSettingsTests: headless Chromium's subscribe failed, as expected: \(said)")
         } else {
             // A browser here that can reach its push service: then the server must hold it.
@@ -288,12 +309,14 @@ import Testing
         try Self.openSettings(page)
         try page.click("#settings-quiet")
         try Self.settled(page)
-        try browser.saveScreenshot("web-settings-\(size.rawValue)")
+        // The browser's zone is the server's here (UTC, by either name): nothing to offer.
+        #expect(try page.evaluate("document.querySelector('#settings-use-zone').hidden") as? Bool == true)
+        try browser.saveScreenshot("web-settings")
         var findings = try browser.accessibilityFindings()
         #expect(findings.isEmpty, "settings at \(size): \(findings)")
         try browser.prefersDark(true)
         try page.wait("the dark colours", for: "getComputedStyle(document.body).backgroundColor === 'rgb(18, 22, 20)'")
-        try browser.saveScreenshot("web-settings-\(size.rawValue)-dark")
+        try browser.saveScreenshot("web-settings-dark")
         findings = try browser.accessibilityFindings()
         #expect(findings.isEmpty, "settings in the dark at \(size): \(findings)")
         // On a phone the screen alone, with Back; on a tablet beside the households.

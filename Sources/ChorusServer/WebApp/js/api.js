@@ -221,14 +221,12 @@ export async function revoke(label) {
 
 // MARK: notices (CONTRACT §10)
 
-/** The person's notice choices, `{push, email, kinds, quiet, tz}`, after setting the
- *  fields given (`{push: "off"}`, `{kinds: "dm,mention"}`, `{quiet: "off"}`…). */
+/** The notice choices `{push, email, kinds, quiet, tz}`, after setting those given ({push: "off"}…). */
 export async function notify(fields = {}) {
   const words = Object.entries(fields).map(([k, v]) => option(k, v));
   return (await send(["NOTIFY", ...words].join(" "))).notify;
 }
 
-/** Mails a code to `address`; mail to it turns on once the code comes back. */
 export async function emailCode(address) {
   return send(`NOTIFY EMAIL ${quote(address)}`);
 }
@@ -241,8 +239,7 @@ export async function pushKey() {
   return (await send("PUSH KEY")).key;
 }
 
-/** PUSH SUBSCRIBE from a PushSubscription's toJSON(): its push service's address and
- *  the keys a push to it is encrypted with, and a label naming the device. */
+/** PUSH SUBSCRIBE from a PushSubscription's toJSON() (its push service's address and keys) and a label. */
 export function pushSubscribeLine(subscription, label) {
   const keys = (subscription && subscription.keys) || {};
   if (!subscription || !subscription.endpoint || !keys.p256dh || !keys.auth) throw new Error("The browser's subscription has no address or keys.");

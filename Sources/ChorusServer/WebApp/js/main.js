@@ -377,8 +377,7 @@ async function joinPending() {
 async function signOut() {
   const device = savedDevice();
   flushDeletes();
-  // This device's notices end with it: the server's subscription first, while the token
-  // still works (revoking the token would end it too), then the browser's own.
+  // This device's notices end with it: the server's subscription first, while the token works.
   await import("./push.js").then((push) => push.turnOff().catch(() => push.turnOff(false))).catch(() => {});
   try {
     if (device) await session.request(`TOKEN REVOKE ${device.label}`);
