@@ -218,3 +218,42 @@ export async function tokens() {
 export async function revoke(label) {
   return send(`TOKEN REVOKE ${word(label)}`);
 }
+
+// MARK: notices (CONTRACT §10)
+
+/** The notice choices `{push, email, kinds, quiet, tz}`, after setting those given ({push: "off"}…). */
+export async function notify(fields = {}) {
+  const words = Object.entries(fields).map(([k, v]) => option(k, v));
+  return (await send(["NOTIFY", ...words].join(" "))).notify;
+}
+
+export async function emailCode(address) {
+  return send(`NOTIFY EMAIL ${quote(address)}`);
+}
+
+export async function verifyEmail(code) {
+  return (await send(`NOTIFY EMAIL VERIFY ${word(code)}`)).notify;
+}
+
+export async function pushKey() {
+  return (await send("PUSH KEY")).key;
+}
+
+/** PUSH SUBSCRIBE from a PushSubscription's toJSON() (its push service's address and keys) and a label. */
+export function pushSubscribeLine(subscription, label) {
+  const keys = (subscription && subscription.keys) || {};
+  if (!subscription || !subscription.endpoint || !keys.p256dh || !keys.auth) throw new Error("The browser's subscription has no address or keys.");
+  return `PUSH SUBSCRIBE ${quote(subscription.endpoint)} ${word(keys.p256dh)} ${word(keys.auth)} ${word(label || "")}`.trimEnd();
+}
+
+export async function pushSubscribe(subscription, label) {
+  return (await send(pushSubscribeLine(subscription, label))).subscription;
+}
+
+export async function pushSubscriptions() {
+  return (await send("PUSH LIST")).subscriptions || [];
+}
+
+export async function pushUnsubscribe(id) {
+  return send(`PUSH UNSUBSCRIBE ${Number(id)}`);
+}

@@ -3,7 +3,7 @@
 // catches up, and installs the service worker.
 //
 // Routes: #/rooms (households), #/rooms/ID[/tasks|chat|members|stats], #/tasks/ID,
-// #/stream (my tasks), #/devices, #/signin, #/register, #/join/CODE.
+// #/stream (my tasks), #/devices, #/settings, #/signin, #/register, #/join/CODE.
 // From ~768 px wide the list pane and the detail pane show side by side; narrower,
 // the deeper one shows alone with a Back button.
 
@@ -26,6 +26,7 @@ const MODULES = {
   task: () => import("./task.js"),
   stream: () => import("./stream.js"),
   devices: () => import("./devices.js"),
+  settings: () => import("./settings.js"),
 };
 const loaded = {};
 const loading = {};
@@ -102,10 +103,11 @@ function parse(hash) {
   }
   if (hash === "#/stream") return { list: ["stream", {}], detail: null, back: null };
   if (hash === "#/devices") return { list: ["rooms", {}], detail: ["devices", {}], back: "#/rooms" };
+  if (hash === "#/settings") return { list: ["rooms", {}], detail: ["settings", {}], back: "#/rooms" };
   return { list: ["rooms", {}], detail: null, back: null };
 }
 
-const SCREENS = { rooms: "roomsScreen", room: "roomScreen", task: "taskScreen", stream: "streamScreen", devices: "devicesScreen" };
+const SCREENS = { rooms: "roomsScreen", room: "roomScreen", task: "taskScreen", stream: "streamScreen", devices: "devicesScreen", settings: "settingsScreen" };
 
 function keyOf(name, params) {
   if (name === "room") return `room:${params.room}`;
@@ -189,6 +191,7 @@ function route() {
   }
   if (!wanted.detail) app.setTitle(wanted.list[0] === "stream" ? "My tasks" : "Households");
   if (wanted.detail && wanted.detail[0] === "devices") app.setTitle("Devices");
+  if (wanted.detail && wanted.detail[0] === "settings") app.setTitle("Settings");
   changed("selection");
 }
 
@@ -374,6 +377,8 @@ async function joinPending() {
 async function signOut() {
   const device = savedDevice();
   flushDeletes();
+  // This device's notices end with it: the server's subscription first, while the token works.
+  await import("./push.js").then((push) => push.turnOff().catch(() => push.turnOff(false))).catch(() => {});
   try {
     if (device) await session.request(`TOKEN REVOKE ${device.label}`);
   } catch {
@@ -394,6 +399,8 @@ session.addEventListener("event", (event) => {
   const message = event.detail;
   if (message.event === "bye") {
     if (/revoked|disabled/.test(message.reason || "")) {
+      // The server ended this device's push subscription with its token; the browser's goes too.
+      import("./push.js").then((push) => push.turnOff(false)).catch(() => {});
       forgetDevice();
       session.stop();
       reset();
