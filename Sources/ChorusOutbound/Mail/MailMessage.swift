@@ -65,7 +65,8 @@ public struct MailMessage: Sendable {
             headers.append("List-Unsubscribe: <\(unsubscribe.text)>")
             headers.append("List-Unsubscribe-Post: List-Unsubscribe=One-Click")
         }
-        headers.append("Content-Type: multipart/alternative; boundary=\"\(boundary)\"")
+        // Folded, so the line stays within 78 characters.
+        headers.append("Content-Type: multipart/alternative;\r\n boundary=\"\(boundary)\"")
 
         let lines = Self.lines(of: text)
         var body = [
@@ -73,12 +74,13 @@ public struct MailMessage: Sendable {
             "Content-Type: text/plain; charset=utf-8",
             "Content-Transfer-Encoding: quoted-printable",
             "",
-            QuotedPrintable.encode(lines: plainLines(lines)),
+            // The trailing empty line ends the text with a line break of its own.
+            QuotedPrintable.encode(lines: plainLines(lines) + [""]),
             "--\(boundary)",
             "Content-Type: text/html; charset=utf-8",
             "Content-Transfer-Encoding: quoted-printable",
             "",
-            QuotedPrintable.encode(lines: MailHTML.document(title: MailHeaderText.flattened(subject), lines: lines, link: link, unsubscribe: unsubscribe)),
+            QuotedPrintable.encode(lines: MailHTML.document(title: MailHeaderText.flattened(subject), lines: lines, link: link, unsubscribe: unsubscribe) + [""]),
             "--\(boundary)--",
         ]
         body.append("")

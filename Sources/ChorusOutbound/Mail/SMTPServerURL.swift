@@ -10,7 +10,8 @@ struct SMTPServerURL {
 
     init(_ text: String) throws(SMTPSettings.Invalid) {
         func invalid(_ why: String) -> SMTPSettings.Invalid {
-            SMTPSettings.Invalid(description: "--smtp \(MailAddress.shown(text)): \(why)")
+            // The URL itself is not echoed: a mistaken one may hold a password.
+            SMTPSettings.Invalid(description: "--smtp: \(why)")
         }
         guard let schemeEnd = text.range(of: "://") else {
             throw invalid("expected smtps://USER@HOST:465 or smtp://USER@HOST:587")
