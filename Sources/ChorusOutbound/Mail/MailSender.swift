@@ -43,8 +43,7 @@ public final class MailSender {
                 }
                 let code = curl_easy_perform(handle)
                 _ = ccurl_get_long(handle, CURLINFO_RESPONSE_CODE, &replyCode)
-                // Forget this call's buffers before they are freed; reset keeps the
-                // connection for the next message.
+                // Forget this call's buffers before they are freed.
                 curl_easy_reset(handle)
                 return code
             }
@@ -79,6 +78,13 @@ public final class MailSender {
             ccurl_set_long(handle, CURLOPT_TIMEOUT_MS, settings.totalTimeoutMilliseconds),
             ccurl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, settings.lowSpeedBytesPerSecond),
             ccurl_set_long(handle, CURLOPT_LOW_SPEED_TIME, settings.lowSpeedSeconds),
+            // One connection per message, closed at its end: a connection kept for later
+            // is closed with a QUIT whose answer libcurl awaits outside any transfer's
+            // timeout (a silent server held the sender's release for two minutes). Notices
+            // are few; a handshake each is cheap.
+            ccurl_set_long(handle, CURLOPT_FORBID_REUSE, 1),
+            // And that QUIT's answer, like any one reply, waits no longer than a whole message may.
+            ccurl_set_long(handle, CURLOPT_SERVER_RESPONSE_TIMEOUT, max(1, (settings.totalTimeoutMilliseconds + 999) / 1000)),
             ccurl_set_pointer(handle, CURLOPT_MAIL_FROM, "<\(settings.mailFrom)>"),
             ccurl_set_pointer(handle, CURLOPT_MAIL_RCPT, recipients),
             ccurl_set_long(handle, CURLOPT_UPLOAD, 1),
