@@ -29,6 +29,16 @@ import Testing
         #expect(try Self.settings("smtps://a@relay", password: "p", mailFrom: "noreply@chorus.test").mailFrom.description == "noreply@chorus.test")
     }
 
+    @Test func thePasswordIsNeverShown() throws {
+        let settings = try Self.settings("smtps://mailer@relay", password: "hunter2-secret")
+        var dumped = ""
+        dump(settings, to: &dumped)
+        for shown in ["\(settings)", String(reflecting: settings), dumped] {
+            #expect(!shown.contains("hunter2-secret"), "\(shown)")
+            #expect(shown.contains("smtps://relay:465"), "\(shown)")
+        }
+    }
+
     @Test func anythingElseIsRefusedWithAReason() {
         let cases: [(url: String, password: String?, mailFrom: String, words: String)] = [
             ("https://mail.example.com", nil, "a@b.c", "scheme"),

@@ -70,3 +70,17 @@ public struct SMTPSettings: Sendable {
         return "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 }
+
+/// Printed, dumped or logged, the settings show where mail goes and from whom, never the
+/// password.
+extension SMTPSettings: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        "\(server) user=\(user ?? "-") from=\(mailFrom) ca=\(caFile ?? "system")"
+    }
+
+    public var debugDescription: String { description }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: ["server": server, "user": user as Any, "mailFrom": mailFrom, "caFile": caFile as Any])
+    }
+}
