@@ -41,7 +41,8 @@ let package = Package(
         // with RenderedEvent) and the origins a session may come from. No I/O; fuzzed.
         .target(name: "ChorusWeb", dependencies: ["ChorusProtocol", "ChorusCrypto"]),
         // Outbound HTTPS (push, mail, ACME): libcurl behind a request-forgery guard on the
-        // address actually connected to, and a bounded retrying queue on threads of its own.
+        // address actually connected to, and a bounded retrying queue on threads of its own;
+        // and e-mail (Mail/): the message builder and an SMTP sender over libcurl, with its queue.
         .target(name: "ChorusOutbound", dependencies: ["CCurl", "CLinux", "ChorusLocking", "ChorusAddresses"]),
 
         // Wiring.
@@ -86,7 +87,7 @@ let package = Package(
         // Every committed seed corpus replayed through its fuzz target's entry in a normal build.
         .testTarget(name: "ChorusFuzzTests", dependencies: ["chorus-fuzz", "chorus-fuzz-http", "chorus-fuzz-websocket", "ChorusFuzzSupport"]),
         // The guard's address rules, the retry arithmetic, and the client and queue against
-        // a scripted HTTPS server on loopback.
+        // a scripted HTTPS server on loopback; mail against real aiosmtpd servers.
         .testTarget(name: "ChorusOutboundTests", dependencies: ["ChorusOutbound", "ChorusAddresses", "ChorusCrypto", "ChorusLocking", "ChorusTestSupport", "COpenSSL"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusAddresses", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the

@@ -21,6 +21,10 @@ static inline CURLcode ccurl_set_pointer(CURL *handle, CURLoption option, const 
 static inline CURLcode ccurl_set_write_callback(CURL *handle, CURLoption option, curl_write_callback callback) {
     return curl_easy_setopt(handle, option, callback);
 }
+/// CURLOPT_READFUNCTION: where an upload (a mail message) is read from.
+static inline CURLcode ccurl_set_read_callback(CURL *handle, curl_read_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
+}
 static inline CURLcode ccurl_set_opensocket_callback(CURL *handle, curl_opensocket_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
 }
