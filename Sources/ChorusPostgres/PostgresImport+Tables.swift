@@ -47,7 +47,8 @@ extension PostgresImport {
     /// (`audience`, from the membership spans), and the nodes' shared tables.
     /// SQLite tables left behind on purpose: `registrations` is an hour's throttle state
     /// (`--register-rate`), not data; the copied server starts with a fresh allowance.
-    public static let notCopied: Set<String> = ["registrations"]
+    /// `acme_lease` only says which node is ordering a certificate at this moment.
+    public static let notCopied: Set<String> = ["registrations", "acme_lease"]
 
     public static let tables: [ImportedTable] = [
         ImportedTable("users", identity: true, [
@@ -125,6 +126,16 @@ extension PostgresImport {
         ImportedTable("push_subscriptions", identity: true, [
             .init("id", .integer), .init("user", .integer, postgres: "user_id"), .init("endpoint", .text), .init("p256dh", .text),
             .init("auth", .text), .init("label", .text), .init("token", .integer), .init("created", .text), .init("last_used", .text),
+        ]),
+        // ACME (CONTRACT §10): the account and certificates, so the copy serves the same
+        // certificate and renews with the same account. The lease is not copied: it only
+        // says who is ordering at this moment.
+        ImportedTable("acme_accounts", identity: false, [
+            .init("directory", .text), .init("private_key", .text), .init("url", .text), .init("created", .text),
+        ]),
+        ImportedTable("acme_certificates", identity: false, [
+            .init("names", .text), .init("chain", .text), .init("private_key", .text), .init("not_before", .integer),
+            .init("not_after", .integer),
         ]),
         // Calendar feeds (migration 12): the secrets' digests, so copied links keep working.
         ImportedTable("calendar_links", identity: false, [

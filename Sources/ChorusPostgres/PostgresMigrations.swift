@@ -239,5 +239,7 @@ enum PostgresMigrations {
         CREATE INDEX push_subscriptions_by_user ON push_subscriptions(user_id);
         CREATE INDEX push_subscriptions_by_token ON push_subscriptions(token) WHERE token IS NOT NULL;
         """,
+        // 11 here, 12 once another branch's 11 is merged first: ACME (PostgresMigrations+ACME.swift).
+        acme,
     ]
 }

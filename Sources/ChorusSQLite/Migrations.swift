@@ -343,6 +343,29 @@ public enum Migrations {
         CREATE INDEX push_subscriptions_by_user ON push_subscriptions(user);
         CREATE INDEX push_subscriptions_by_token ON push_subscriptions(token) WHERE token IS NOT NULL;
         """,
+        // ACME (CONTRACT §10; planned as migration 18, after another branch's 17): the
+        // account per directory, the certificate per name set with its key, and the one
+        // lease row that says which node may order (`Database+ACME.swift`).
+        """
+        CREATE TABLE acme_accounts (
+          directory TEXT PRIMARY KEY,
+          private_key TEXT NOT NULL,
+          url TEXT NOT NULL,
+          created TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE acme_certificates (
+          names TEXT PRIMARY KEY,
+          chain TEXT NOT NULL,
+          private_key TEXT NOT NULL,
+          not_before INTEGER NOT NULL,
+          not_after INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE acme_lease (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          holder TEXT NOT NULL,
+          until INTEGER NOT NULL
+        ) STRICT;
+        """,
     ]
 }
 
