@@ -41,12 +41,17 @@ let package = Package(
         // Outbound HTTPS (push, mail, ACME): libcurl behind a request-forgery guard on the
         // address actually connected to, and a bounded retrying queue on threads of its own.
         .target(name: "ChorusOutbound", dependencies: ["CCurl", "CLinux", "ChorusLocking"]),
+        // ACME (RFC 8555, RFC 8737): the client that orders certificates over ChorusOutbound,
+        // the CSR and tls-alpn-01 certificates, and the renewal rules. Blocking; run on a
+        // thread of its own.
+        .target(name: "ChorusACME", dependencies: ["ChorusCrypto", "ChorusOutbound", "COpenSSL"]),
 
         // Wiring.
         // The web app's files (HTML, CSS, JavaScript modules) are a resource folder, shipped
         // next to the binary as chorus_ChorusServer.resources and read once at start.
         .target(name: "ChorusServer", dependencies: [
             "ChorusWeb", "ChorusProtocol", "ChorusCore", "ChorusRendering", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
+            "ChorusACME", "ChorusOutbound",
         ], resources: [.copy("WebApp")]),
         .target(name: "ChorusClient", dependencies: ["ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
         .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusCore", "ChorusCrypto", "CLinux"]),
@@ -85,6 +90,8 @@ let package = Package(
         // The guard's address rules, the retry arithmetic, and the client and queue against
         // a scripted HTTPS server on loopback.
         .testTarget(name: "ChorusOutboundTests", dependencies: ["ChorusOutbound", "ChorusCrypto", "ChorusLocking", "ChorusTestSupport", "COpenSSL"]),
+        // The ACME rules, CSR and challenge certificates on their own, and the client against pebble.
+        .testTarget(name: "ChorusACMETests", dependencies: ["ChorusACME", "ChorusCrypto", "ChorusOutbound", "ChorusTestSupport", "COpenSSL"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the
         // tool run against a real chorusd.
