@@ -1,5 +1,6 @@
 import CLinux
 import ChorusCore
+import ChorusACME
 import ChorusCrypto
 import ChorusNet
 import ChorusWeb
@@ -34,6 +35,10 @@ public final class Server: Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Held from start to shutdown: one server per data folder.
     private let folderLock: DataFolderLock
+    /// With `--acme`: the certificate's keeper, and the tls-alpn-01 answers every TLS
+    /// context made here consults.
+    private let acme: ACMEKeeper?
+    private let alpnChallenges: TLSALPNChallenges?
 
     /// The hub that listens.
     var first: LoopBound<Hub> { hubs[0] }
@@ -77,10 +82,39 @@ public final class Server: Sendable {
         } catch {
             throw StartupError("cannot open database \(configuration.databasePath): \(error)")
         }
-        let tls: TLSServerContext
+        let alpnChallenges: TLSALPNChallenges?
+        let acme: ACMEKeeper?
         do {
-            tls = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath)
+            if let settings = configuration.acme {
+                let challenges = TLSALPNChallenges()
+                let database = database
+                let http = try settings.httpPort.map { try HTTPChallengeListener(host: configuration.host, port: $0) }
+                alpnChallenges = challenges
+                acme = ACMEKeeper(settings: settings, node: configuration.node ?? "chorusd", database: database,
+                                  challenges: challenges, http: http)
+            } else {
+                alpnChallenges = nil
+                acme = nil
+            }
         } catch {
+            database.close()
+            throw StartupError("cannot answer ACME's http-01 challenges: \(error)")
+        }
+        self.alpnChallenges = alpnChallenges
+        self.acme = acme
+        let tls: TLSServerContext
+        var acmeNames: [String]?
+        do {
+            // A stored ACME certificate still valid is served from the first connection.
+            if let issued = acme?.storedCertificate() {
+                tls = try TLSServerContext(chainPEM: Array(issued.chainPEM.utf8), keyPEM: Array(issued.keyPEM.utf8), challenges: alpnChallenges)
+                acmeNames = issued.names
+            } else {
+                tls = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath,
+                                           challenges: alpnChallenges)
+            }
+        } catch {
+            acme?.stop()
             database.close()
             throw StartupError("\(error)")
         }
@@ -106,6 +140,7 @@ public final class Server: Sendable {
                                           pool: pool, clock: clock, loginCounts: loginCounts, notices: ledger,
                                           registration: configuration.registration, registerRate: configuration.registerRate)
         } catch {
+            acme?.stop()
             database.close()
             pool.stop()
             renderPool.stop()
@@ -118,6 +153,7 @@ public final class Server: Sendable {
         do {
             bus = try feed.map { try TailEventBus(feed: $0, metrics: metrics) } ?? LocalEventBus()
         } catch {
+            acme?.stop()
             database.close()
             pool.stop()
             renderPool.stop()
@@ -139,6 +175,7 @@ public final class Server: Sendable {
             }
         } catch {
             state.setHubs([])
+            acme?.stop()
             database.close()
             pool.stop()
             renderPool.stop()
@@ -167,6 +204,7 @@ public final class Server: Sendable {
             }
         } catch {
             state.setHubs([])
+            acme?.stop()
             database.close()
             pool.stop()
             renderPool.stop()
@@ -174,7 +212,7 @@ public final class Server: Sendable {
         }
         port = listener.port
         state.publicOrigin.set(configuration.calendarOrigin(port: listener.port))
-        updateWebOrigins()
+        updateWebOrigins(acmeNames: acmeNames)
 
         let started = DispatchSemaphore(value: 0)
         let registration = LoopBound(listener, loop: hubs[0].loop)
@@ -203,6 +241,7 @@ public final class Server: Sendable {
         started.wait()
         if let message = startError.get() {
             stopLoops()
+            acme?.stop()
             database.close()
             pool.stop()
             renderPool.stop()
@@ -217,18 +256,40 @@ public final class Server: Sendable {
         }))
         // Whatever came due while the server was down goes out now.
         checkNotices()
+        acme?.start { [weak self] issued in try self?.installACMECertificate(issued) }
     }
 
     /// Reads the certificate and key again (SIGHUP): new connections use them, open
-    /// sessions keep going. On failure the old pair stays and the error is thrown.
+    /// sessions keep going. On failure the old pair stays and the error is thrown. With
+    /// `--acme` and an ACME certificate served, that one stays, and the keeper looks at
+    /// the store and the renewal time at once.
     public func reloadCertificates() throws {
+        if let acme, acme.current != nil {
+            acme.lookNow()
+            return
+        }
         let context: TLSServerContext
         do {
-            context = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath)
+            context = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath,
+                                           challenges: alpnChallenges)
         } catch {
             throw StartupError("\(error)")
         }
-        updateWebOrigins()
+        updateWebOrigins(acmeNames: nil)
+        replaceTLS(context)
+    }
+
+    /// Serves a certificate ACME issued (or another node stored) to new connections, as
+    /// SIGHUP does: sessions already open keep theirs.
+    func installACMECertificate(_ issued: IssuedCertificate) throws {
+        let context = try TLSServerContext(chainPEM: Array(issued.chainPEM.utf8), keyPEM: Array(issued.keyPEM.utf8),
+                                           challenges: alpnChallenges)
+        updateWebOrigins(acmeNames: issued.names)
+        replaceTLS(context)
+    }
+
+    /// The listener is the first loop's; the swap happens there.
+    private func replaceTLS(_ context: TLSServerContext) {
         let done = DispatchSemaphore(value: 0)
         first.loop.execute { [first] in
             first.value.listener?.replaceTLS(context)
@@ -237,9 +298,11 @@ public final class Server: Sendable {
         done.wait()
     }
 
-    /// The WebSocket origins from the certificate's names as the file holds them now.
-    private func updateWebOrigins() {
-        let names = (try? CertificateNames.subjectAltNames(pemFile: configuration.certificatePath)) ?? []
+    /// The WebSocket origins from the certificate's names: the ACME certificate's when one
+    /// is served, else those in the certificate file as it is now.
+    private func updateWebOrigins(acmeNames: [String]?) {
+        let names = acmeNames.map { $0.map { "DNS:" + $0 } }
+            ?? (try? CertificateNames.subjectAltNames(pemFile: configuration.certificatePath)) ?? []
         state.webOrigins.withLock { $0 = WebOrigins(certificateNames: names, port: port, extra: configuration.webOrigins) }
     }
 
@@ -272,6 +335,7 @@ public final class Server: Sendable {
         }
         for _ in hubs { done.wait() }
         stopLoops()
+        acme?.stop()
         clusterPresence?.stop()
         database.close()
         pool.stop()

@@ -47,6 +47,9 @@ public struct ServerConfiguration: Sendable {
     /// `--public-url` as an origin (`https://HOST[:PORT]`), for calendar links; nil: the
     /// listening host and port (`calendarOrigin(port:)`).
     public var publicURL: String?
+    /// `--acme` and its companions: obtain and renew the certificate from an ACME CA,
+    /// serving `certificatePath` only until the first one is issued. Nil: off.
+    public var acme: ACMESettings?
 
     public init() {}
 
