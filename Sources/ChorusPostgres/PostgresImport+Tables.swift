@@ -47,8 +47,8 @@ extension PostgresImport {
     /// (`audience`, from the membership spans), and the nodes' shared tables.
     /// SQLite tables left behind on purpose: `registrations` is an hour's throttle state
     /// (`--register-rate`), not data; the copied server starts with a fresh allowance.
-    /// `acme_lease` only says which node is ordering a certificate at this moment.
-    public static let notCopied: Set<String> = ["registrations", "acme_lease"]
+    /// `acme_lease` and `acme_challenges` only matter while a certificate is being ordered.
+    public static let notCopied: Set<String> = ["registrations", "acme_lease", "acme_challenges"]
 
     public static let tables: [ImportedTable] = [
         ImportedTable("users", identity: true, [

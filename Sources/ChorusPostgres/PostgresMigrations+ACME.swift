@@ -21,5 +21,12 @@ extension PostgresMigrations {
           holder text COLLATE "C" NOT NULL,
           until bigint NOT NULL
         );
+        CREATE TABLE acme_challenges (
+          token text COLLATE "C" PRIMARY KEY,
+          type text COLLATE "C" NOT NULL,
+          name text COLLATE "C" NOT NULL,
+          key_authorization text COLLATE "C" NOT NULL,
+          until bigint NOT NULL
+        );
         """
 }

@@ -48,3 +48,23 @@ extension PostgresStore {
         _ = try write("DELETE FROM acme_lease WHERE holder = $1", [.text(holder)])
     }
 }
+
+extension PostgresStore {
+    public func keepACMEChallenge(_ challenge: ACMEChallengeRecord, until: Int64) throws {
+        _ = try write("""
+            INSERT INTO acme_challenges (token, type, name, key_authorization, until) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (token) DO UPDATE SET type = EXCLUDED.type, name = EXCLUDED.name,
+              key_authorization = EXCLUDED.key_authorization, until = EXCLUDED.until
+            """, [.text(challenge.token), .text(challenge.type), .text(challenge.name), .text(challenge.keyAuthorization), .int(until)])
+    }
+
+    public func deleteACMEChallenge(token: String) throws {
+        _ = try write("DELETE FROM acme_challenges WHERE token = $1", [.text(token)])
+    }
+
+    public func acmeChallenges(now: Int64) throws -> [ACMEChallengeRecord] {
+        try rows("SELECT type, name, token, key_authorization FROM acme_challenges WHERE until >= $1 ORDER BY token", [.int(now)]) {
+            ACMEChallengeRecord(type: $0.text(0), name: $0.text(1), token: $0.text(2), keyAuthorization: $0.text(3))
+        }
+    }
+}

@@ -48,3 +48,22 @@ extension Database {
         try prepare("DELETE FROM acme_lease WHERE holder = ?1").run(.text(holder))
     }
 }
+
+extension Database {
+    public func keepACMEChallenge(_ challenge: ACMEChallengeRecord, until: Int64) throws {
+        try prepare("""
+            INSERT INTO acme_challenges (token, type, name, key_authorization, until) VALUES (?1, ?2, ?3, ?4, ?5)
+            ON CONFLICT (token) DO UPDATE SET type = excluded.type, name = excluded.name,
+              key_authorization = excluded.key_authorization, until = excluded.until
+            """).run(.text(challenge.token), .text(challenge.type), .text(challenge.name), .text(challenge.keyAuthorization), .integer(until))
+    }
+
+    public func deleteACMEChallenge(token: String) throws {
+        try prepare("DELETE FROM acme_challenges WHERE token = ?1").run(.text(token))
+    }
+
+    public func acmeChallenges(now: Int64) throws -> [ACMEChallengeRecord] {
+        try prepare("SELECT type, name, token, key_authorization FROM acme_challenges WHERE until >= ?1 ORDER BY token")
+            .rows(.integer(now)) { ACMEChallengeRecord(type: $0.text(0), name: $0.text(1), token: $0.text(2), keyAuthorization: $0.text(3)) }
+    }
+}

@@ -365,6 +365,13 @@ public enum Migrations {
           holder TEXT NOT NULL,
           until INTEGER NOT NULL
         ) STRICT;
+        CREATE TABLE acme_challenges (
+          token TEXT PRIMARY KEY,
+          type TEXT NOT NULL,
+          name TEXT NOT NULL,
+          key_authorization TEXT NOT NULL,
+          until INTEGER NOT NULL
+        ) STRICT;
         """,
     ]
 }

@@ -25,6 +25,9 @@ final class ACMEKeeper: Sendable {
     private let node: String
     private let database: any StoreExecutor
     private let http: HTTPChallengeListener?
+    /// On a store several nodes share: it, and the thread answering other nodes' challenges.
+    private let shared: (any StoreExecutor)?
+    private let mirror: ACMEChallengeMirror?
     /// Swaps a certificate in (the server's `installACMECertificate`), given at `start`.
     private let installer = Locked<(@Sendable (IssuedCertificate) throws -> Void)?>(nil)
     private let namesKey: String
@@ -39,12 +42,14 @@ final class ACMEKeeper: Sendable {
     }
 
     init(settings: ACMESettings, node: String, database: any StoreExecutor, challenges: TLSALPNChallenges,
-         http: HTTPChallengeListener?) {
+         http: HTTPChallengeListener?, shared: Bool) {
         self.settings = settings
         self.node = node
         self.database = database
         self.challenges = challenges
         self.http = http
+        self.shared = shared ? database : nil
+        mirror = shared ? ACMEChallengeMirror(database: database, local: ACMELocalAnswers(alpn: challenges, http: http)) : nil
         namesKey = ACMECertificateRecord.key(for: settings.names)
     }
 
@@ -71,6 +76,7 @@ final class ACMEKeeper: Sendable {
 
     func start(install: @escaping @Sendable (IssuedCertificate) throws -> Void) {
         installer.withLock { $0 = install }
+        mirror?.start()
         let thread = Thread { [self] in
             clinux_set_thread_name("chorus-acme")
             while !stopped.load(ordering: .acquiring) {
@@ -92,6 +98,7 @@ final class ACMEKeeper: Sendable {
     func stop() {
         stopped.store(true, ordering: .releasing)
         wake.signal()
+        mirror?.stop()
         http?.stop()
     }
 
@@ -138,7 +145,8 @@ final class ACMEKeeper: Sendable {
 
     private func order() {
         let failures = state.withLock { $0.failures }
-        let answers = ACMEChallengeAnswers(alpn: challenges, http: http, preferHTTP: failures % 2 == 1)
+        let answers = ACMEChallengeAnswers(local: ACMELocalAnswers(alpn: challenges, http: http), shared: shared,
+                                           preferHTTP: failures % 2 == 1)
         Log.info("ordering a certificate", ["names": namesKey, "directory": settings.directory,
                                            "challenges": answers.challengeTypes.joined(separator: ",")])
         do {

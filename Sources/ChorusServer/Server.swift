@@ -91,7 +91,7 @@ public final class Server: Sendable {
                 let http = try settings.httpPort.map { try HTTPChallengeListener(host: configuration.host, port: $0) }
                 alpnChallenges = challenges
                 acme = ACMEKeeper(settings: settings, node: configuration.node ?? "chorusd", database: database,
-                                  challenges: challenges, http: http)
+                                  challenges: challenges, http: http, shared: feed != nil)
             } else {
                 alpnChallenges = nil
                 acme = nil

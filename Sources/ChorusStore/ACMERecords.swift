@@ -38,3 +38,19 @@ public struct ACMECertificateRecord: Sendable, Equatable {
         Set(names.map { $0.lowercased() }).sorted().joined(separator: ",")
     }
 }
+
+/// One challenge answer an order is waiting on (RFC 8555 §8): its type (`tls-alpn-01`,
+/// `http-01`), the name, the token and the key authorization every node answers with.
+public struct ACMEChallengeRecord: Sendable, Equatable, Hashable {
+    public let type: String
+    public let name: String
+    public let token: String
+    public let keyAuthorization: String
+
+    public init(type: String, name: String, token: String, keyAuthorization: String) {
+        self.type = type
+        self.name = name
+        self.token = token
+        self.keyAuthorization = keyAuthorization
+    }
+}

@@ -281,6 +281,12 @@ public protocol Store: AnyObject {
     func takeACMELease(holder: String, now: Int64, until: Int64) throws -> Bool
     /// Gives the lease up, if `holder` has it, so another node need not wait it out.
     func releaseACMELease(holder: String) throws
+    /// Keeps a challenge answer for every node to serve while an order runs (the CA's
+    /// validator may reach any node), until `until` (Unix seconds) at the latest.
+    func keepACMEChallenge(_ challenge: ACMEChallengeRecord, until: Int64) throws
+    func deleteACMEChallenge(token: String) throws
+    /// The challenge answers not yet past their `until` at `now`.
+    func acmeChallenges(now: Int64) throws -> [ACMEChallengeRecord]
 
     // MARK: Device and bot tokens
 

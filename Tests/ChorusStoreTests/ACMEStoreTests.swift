@@ -46,3 +46,19 @@ import Testing
         #expect(try store.run { try $0.takeACMELease(holder: "a", now: 300, until: 400) })
     }
 }
+
+extension ACMEStoreTests {
+    @Test(arguments: StoreEngine.all) func challengeAnswersAreSharedUntilDeletedOrPast(_ engine: StoreEngine) throws {
+        let store = try StoreFixture(engine)
+        let alpn = ACMEChallengeRecord(type: "tls-alpn-01", name: "chores.example.org", token: "t1", keyAuthorization: "t1.thumb")
+        let http = ACMEChallengeRecord(type: "http-01", name: "chores.example.org", token: "t2", keyAuthorization: "t2.thumb")
+        try store.run { db in
+            try db.keepACMEChallenge(alpn, until: 200)
+            try db.keepACMEChallenge(http, until: 100)
+        }
+        #expect(try store.run { try $0.acmeChallenges(now: 50) } == [alpn, http])
+        #expect(try store.run { try $0.acmeChallenges(now: 150) } == [alpn])
+        try store.run { try $0.deleteACMEChallenge(token: "t1") }
+        #expect(try store.run { try $0.acmeChallenges(now: 50) } == [http])
+    }
+}
