@@ -50,6 +50,33 @@ struct ACMETests {
         return found
     }
 
+    /// `openssl s_client` against loopback `port` with `arguments`, standard input closed.
+    static func openSSLClient(_ arguments: [String], port: Int) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = ["s_client", "-connect", "127.0.0.1:\(port)"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    /// The companions without `--acme`, or a wildcard, stop chorusd with one line.
+    @Test func acmeFlagsAreCheckedAtStart() throws {
+        let folder = try TemporaryDirectory()
+        for (flags, words) in [(["--acme-email", "a@b.test"], "need --acme NAME"),
+                               (["--acme", "*.chores.test"], "no wildcards"),
+                               (["--acme", "chores.test", "--acme-directory", "http://ca.test/dir"], "https:// URL")] {
+            let daemon = try ChorusDaemon(["--port", "0", "--data", "data"] + flags, in: folder.path)
+            let (status, stderr) = daemon.finish()
+            #expect(status == 2 && stderr.hasPrefix("chorusd: --acme") && stderr.contains(words), "\(flags): \(stderr)")
+        }
+    }
+
     /// A logged-in line session that trusts pebble's root for the name.
     static func session(port: Int, root: String, user: String) throws -> LineClient {
         let client = try LineClient(port: port, trust: .certificateFile(root), serverName: name)
@@ -139,6 +166,11 @@ struct ACMETests {
         #expect(log.text.contains("tls-alpn-01 challenge for \(Self.name) failed"))
         #expect(log.lines.contains { $0.contains("ordering a certificate") && $0.contains("challenges=http-01,tls-alpn-01") })
         let root = try ca.rootFile()
+        #expect(Self.servedFingerprint(port: daemon.port, root: root) != nil)
+        // No challenge is under way now: an acme-tls/1 handshake gets an alert, and
+        // ordinary clients go on as before.
+        let probe = try Self.openSSLClient(["-alpn", "acme-tls/1", "-servername", Self.name], port: daemon.port)
+        #expect(probe.status != 0 && probe.output.contains("unrecognized name"), "\(probe.output)")
         #expect(Self.servedFingerprint(port: daemon.port, root: root) != nil)
         daemon.process.terminate()
         #expect(daemon.finish().status == 0)
