@@ -59,7 +59,14 @@ extension ACMEClient {
         guard let certificateURL = order.certificate else { throw ACMEError("order: valid but no certificate URL") }
         let download = try post(certificateURL, payload: nil, step: "certificate download")
         let chain = String(decoding: download.body, as: UTF8.self)
-        return try IssuedCertificate(chainPEM: chain, keyPEM: request.keyPEM)
+        let issued = try IssuedCertificate(chainPEM: chain, keyPEM: request.keyPEM)
+        // Served only if it is what was asked for: a CA that left a name out would make
+        // clients dialling that name fail.
+        let missing = Set(names.map { $0.lowercased() }).subtracting(issued.names)
+        guard missing.isEmpty else {
+            throw ACMEError("the certificate issued lacks \(missing.sorted().joined(separator: ", "))")
+        }
+        return issued
     }
 
     /// One name's authorization: nothing to do when already valid (reused), else answer

@@ -263,10 +263,12 @@ public final class Server: Sendable {
     /// sessions keep going. On failure the old pair stays and the error is thrown. With
     /// `--acme` and an ACME certificate served, that one stays, and the keeper looks at
     /// the store and the renewal time at once.
-    public func reloadCertificates() throws {
+    /// Returns false when it kept the ACME certificate instead of reading the files.
+    @discardableResult
+    public func reloadCertificates() throws -> Bool {
         if let acme, acme.current != nil {
             acme.lookNow()
-            return
+            return false
         }
         let context: TLSServerContext
         do {
@@ -277,6 +279,7 @@ public final class Server: Sendable {
         }
         updateWebOrigins(acmeNames: nil)
         replaceTLS(context)
+        return true
     }
 
     /// Serves a certificate ACME issued (or another node stored) to new connections, as
@@ -328,6 +331,8 @@ public final class Server: Sendable {
     /// and the database. Blocks until done; safe to call more than once.
     public func shutDown() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // First, so no certificate swap waits on a loop that is stopping.
+        acme?.stop()
         // The first hub closes the listener before it says bye, so no loop gets new sessions.
         let done = DispatchSemaphore(value: 0)
         for hub in hubs {
@@ -335,7 +340,6 @@ public final class Server: Sendable {
         }
         for _ in hubs { done.wait() }
         stopLoops()
-        acme?.stop()
         clusterPresence?.stop()
         database.close()
         pool.stop()
