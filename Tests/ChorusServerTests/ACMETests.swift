@@ -134,6 +134,10 @@ struct ACMETests {
         let root = try ca.rootFile()
         let firstPrint = try #require(Self.servedFingerprint(port: daemon.port, root: root))
         let resident = try Self.session(port: daemon.port, root: root, user: "alice")
+        // SIGHUP keeps the ACME certificate (it does not fall back to the files).
+        daemon.send(SIGHUP)
+        #expect(Self.waitForLines(log, ["kept the ACME certificate", "signal=SIGHUP"]).count == 1, "\(log.text)")
+        #expect(Self.servedFingerprint(port: daemon.port, root: root) == firstPrint)
 
         try ca.answer(Self.name, with: "127.0.0.2")
         let failed = Self.waitForLines(log, ["level=error", "ACME order failed; kept the current certificate"])
