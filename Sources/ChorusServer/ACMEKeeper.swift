@@ -67,6 +67,7 @@ final class ACMEKeeper: Sendable {
                 return nil
             }
             state.withLock { $0.current = issued }
+            logInstalled(issued, how: "kept in the store")
             return issued
         } catch {
             Log.error("cannot use the stored ACME certificate", ["names": namesKey, "error": error])
@@ -201,6 +202,10 @@ final class ACMEKeeper: Sendable {
     private func serve(_ issued: IssuedCertificate, how: String) throws {
         try installer.withLock { $0 }?(issued)
         state.withLock { $0.current = issued }
+        logInstalled(issued, how: how)
+    }
+
+    private func logInstalled(_ issued: IssuedCertificate, how: String) {
         Log.info("certificate installed", [
             "names": namesKey, "how": how,
             "not_after": Timestamp.rfc3339(Date(timeIntervalSince1970: Double(issued.notAfter))),

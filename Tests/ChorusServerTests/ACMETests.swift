@@ -129,8 +129,10 @@ struct ACMETests {
     @Test func aFailedChallengeIsLoggedAndTheOldCertificateKept() throws {
         let ca = try PebbleCA()
         let folder = try TemporaryDirectory()
-        let (daemon, log) = try Self.daemon(ca, port: ca.tlsPort, in: folder, timing: "0.5,1,4")
+        // Renewal 10 s after the first certificate's start: time enough to break DNS first.
+        let (daemon, log) = try Self.daemon(ca, port: ca.tlsPort, in: folder, timing: "0.5,1,10")
         try #require(Self.waitForLines(log, ["certificate installed", "how=issued"]).count == 1, "\(log.text)")
+        try ca.answer(Self.name, with: "127.0.0.2")
         let root = try ca.rootFile()
         let firstPrint = try #require(Self.servedFingerprint(port: daemon.port, root: root))
         let resident = try Self.session(port: daemon.port, root: root, user: "alice")
@@ -139,9 +141,9 @@ struct ACMETests {
         #expect(Self.waitForLines(log, ["kept the ACME certificate", "signal=SIGHUP"]).count == 1, "\(log.text)")
         #expect(Self.servedFingerprint(port: daemon.port, root: root) == firstPrint)
 
-        try ca.answer(Self.name, with: "127.0.0.2")
         let failed = Self.waitForLines(log, ["level=error", "ACME order failed; kept the current certificate"])
         try #require(failed.count >= 1, "\(log.text)")
+        #expect(Self.waitForLines(log, ["certificate installed"], count: 2, timeout: 0).count == 1, "\(log.text)")
         #expect(failed[0].contains("tls-alpn-01 challenge for \(Self.name) failed"), "\(failed[0])")
         #expect(failed[0].contains("serving=\"the certificate valid until"), "\(failed[0])")
         #expect(failed[0].contains("retry_in_s=1"), "\(failed[0])")
@@ -206,7 +208,7 @@ struct ACMETests {
         } while Date() < deadline
         #expect(prints.0 != nil && prints.0 == prints.1, "a: \(a.stderr.text)\nb: \(b.stderr.text)")
         let issued = (a.stderr.lines + b.stderr.lines).filter { $0.contains("certificate installed") && $0.contains("how=issued") }
-        let pickedUp = (a.stderr.lines + b.stderr.lines).filter { $0.contains("certificate installed") && $0.contains("picked up from the store") }
-        #expect(issued.count == 1 && pickedUp.count == 1, "a: \(a.stderr.text)\nb: \(b.stderr.text)")
+        let installed = (a.stderr.lines + b.stderr.lines).filter { $0.contains("certificate installed") }
+        #expect(issued.count == 1 && installed.count == 2, "a: \(a.stderr.text)\nb: \(b.stderr.text)")
     }
 }
