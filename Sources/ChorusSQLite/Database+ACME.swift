@@ -18,6 +18,10 @@ extension Database {
         return try acmeAccount(directory: account.directory) ?? account
     }
 
+    public func deleteACMEAccount(directory: String, url: String) throws {
+        try prepare("DELETE FROM acme_accounts WHERE directory = ?1 AND url = ?2").run(.text(directory), .text(url))
+    }
+
     public func acmeCertificate(names: String) throws -> ACMECertificateRecord? {
         try prepare("SELECT names, chain, private_key, not_before, not_after FROM acme_certificates WHERE names = ?1").row(.text(names)) {
             ACMECertificateRecord(names: $0.text(0), chainPEM: $0.text(1), keyPEM: $0.text(2), notBefore: $0.int(3), notAfter: $0.int(4))

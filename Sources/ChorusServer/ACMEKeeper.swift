@@ -150,9 +150,11 @@ final class ACMEKeeper: Sendable {
                                            preferHTTP: failures % 2 == 1)
         Log.info("ordering a certificate", ["names": namesKey, "directory": settings.directory,
                                            "challenges": answers.challengeTypes.joined(separator: ",")])
+        var client: ACMEClient?
         do {
-            let client = try accountClient()
-            let issued = try client.obtainCertificate(names: settings.names, responder: answers)
+            let account = try accountClient()
+            client = account
+            let issued = try account.obtainCertificate(names: settings.names, responder: answers)
             let kept = try database.sync { [namesKey] db in
                 try db.keepACMECertificate(ACMECertificateRecord(names: namesKey, chainPEM: issued.chainPEM, keyPEM: issued.keyPEM,
                                                                  notBefore: issued.notBefore, notAfter: issued.notAfter))
@@ -169,6 +171,7 @@ final class ACMEKeeper: Sendable {
                 state.nextAttempt = Self.now() + Int64(wait.rounded(.up))
                 return (state.failures, wait)
             }
+            forgetAccountIfUnknown(error, client: client)
             let serving = current.map { "the certificate valid until \(Timestamp.rfc3339(Date(timeIntervalSince1970: Double($0.notAfter))))" }
                 ?? "the configured certificate"
             Log.error("ACME order failed; kept the current certificate", [
@@ -197,6 +200,22 @@ final class ACMEKeeper: Sendable {
         guard kept != record else { return client }
         return try ACMEClient(directoryURL: directory, accountKey: try P256PrivateKey(base64URL: kept.privateKey),
                               accountURL: kept.url, settings: outbound)
+    }
+
+    /// The CA no longer knows the stored account (a test CA restarted, a staging
+    /// directory reset): forget it, so the next order registers a new one, as Caddy does.
+    private func forgetAccountIfUnknown(_ error: any Error, client: ACMEClient?) {
+        guard let problem = (error as? ACMEError)?.problemType, problem == "urn:ietf:params:acme:error:accountDoesNotExist",
+              let url = client?.accountURL
+        else { return }
+        let directory = settings.directory
+        do {
+            try database.sync { try $0.deleteACMEAccount(directory: directory, url: url) }
+            Log.warn("the ACME server does not accept the stored account; a new one is registered next time",
+                     ["directory": directory, "account": url, "problem": problem])
+        } catch {
+            Log.error("cannot forget the ACME account", ["error": error])
+        }
     }
 
     private func serve(_ issued: IssuedCertificate, how: String) throws {

@@ -270,6 +270,9 @@ public protocol Store: AnyObject {
     func acmeAccount(directory: String) throws -> ACMEAccountRecord?
     /// Keeps `account` unless one is kept for its directory already; returns the kept one.
     func keepACMEAccount(_ account: ACMEAccountRecord, created: String) throws -> ACMEAccountRecord
+    /// Forgets the account kept for this directory when it is still `url` (the CA no
+    /// longer knows it); the next order registers a new one.
+    func deleteACMEAccount(directory: String, url: String) throws
     /// The certificate kept for this name set (`ACMECertificateRecord.key(for:)`); nil when none.
     func acmeCertificate(names: String) throws -> ACMECertificateRecord?
     /// Keeps `certificate` for its names, replacing an older one (a smaller `notBefore`)

@@ -160,6 +160,24 @@ struct ACMETests {
         #expect(daemon.finish().status == 0)
     }
 
+    /// The CA forgets every account (restarted): the next order is refused with
+    /// accountDoesNotExist, the stored account is dropped with a warning, and the retry
+    /// registers a new one and gets the certificate.
+    @Test func anAccountTheCAForgotIsRegisteredAgain() throws {
+        let ca = try PebbleCA()
+        let folder = try TemporaryDirectory()
+        let (daemon, log) = try Self.daemon(ca, port: ca.tlsPort, in: folder, timing: "0.5,1,8")
+        try #require(Self.waitForLines(log, ["certificate installed", "how=issued"]).count == 1, "\(log.text)")
+        try ca.restart()
+        let forgot = Self.waitForLines(log, ["level=warn", "does not accept the stored account", "accountDoesNotExist"])
+        #expect(forgot.count == 1, "\(log.text)")
+        try #require(Self.waitForLines(log, ["certificate installed", "how=issued"], count: 2).count >= 2, "\(log.text)")
+        #expect(Self.waitForLines(log, ["ACME account registered"], count: 2, timeout: 0).count == 2, "\(log.text)")
+        #expect(Self.servedFingerprint(port: daemon.port, root: try ca.rootFile()) != nil)
+        daemon.process.terminate()
+        #expect(daemon.finish().status == 0)
+    }
+
     /// chorusd listens where the validator's tls-alpn-01 cannot reach it, with
     /// `--acme-http-port` where its http-01 does: the first order fails on tls-alpn-01,
     /// the retry prefers http-01 and gets the certificate.

@@ -15,6 +15,12 @@ import Testing
         #expect(try store.run { try $0.keepACMEAccount(second, created: "t") } == first)
         let other = ACMEAccountRecord(directory: "https://other.example/dir", privateKey: "key-3", url: "https://other.example/a/3")
         #expect(try store.run { try $0.keepACMEAccount(other, created: "t") } == other)
+        // The CA forgot the account: it goes, unless another node replaced it meanwhile.
+        try store.run { try $0.deleteACMEAccount(directory: directory, url: second.url) }
+        #expect(try store.run { try $0.acmeAccount(directory: directory) } == first)
+        try store.run { try $0.deleteACMEAccount(directory: directory, url: first.url) }
+        #expect(try store.run { try $0.acmeAccount(directory: directory) } == nil)
+        #expect(try store.run { try $0.keepACMEAccount(second, created: "t") } == second)
     }
 
     @Test(arguments: StoreEngine.all) func aNewerCertificateReplacesAnOlderOneOnly(_ engine: StoreEngine) throws {

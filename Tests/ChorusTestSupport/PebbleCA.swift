@@ -32,13 +32,15 @@ public final class PebbleCA {
     private let managementPort: Int
     private let dnsManagementPort: Int
     private let dns: Process
-    private let server: Process
+    private var server: Process
+    private let listenPort: Int
+    private let config: String
     public let log = OutputCapture()
 
     /// `validity`: the seconds every certificate is valid (pebble's default is five years).
     public init(validity: Int? = nil) throws {
         folder = try TemporaryDirectory()
-        let listenPort = try FreePort.next()
+        listenPort = try FreePort.next()
         managementPort = try FreePort.next()
         tlsPort = try FreePort.next()
         httpPort = try FreePort.next()
@@ -56,17 +58,14 @@ public final class PebbleCA {
             "ocspResponderURL": "", "externalAccountBindingRequired": false
             """
         if let validity { settings += ", \"certificateValidityPeriod\": \(validity)" }
-        let config = folder.path + "/pebble.json"
+        config = folder.path + "/pebble.json"
         try Data("{\"pebble\": {\(settings)}}".utf8).write(to: URL(fileURLWithPath: config))
 
         dns = Process()
         dns.executableURL = URL(fileURLWithPath: Self.challengeServer)
         dns.arguments = ["-dns01", "127.0.0.1:\(dnsPort)", "-http01", "", "-https01", "", "-tlsalpn01", "",
                          "-management", "127.0.0.1:\(dnsManagementPort)", "-defaultIPv4", "127.0.0.1", "-defaultIPv6", ""]
-        server = Process()
-        server.executableURL = URL(fileURLWithPath: Self.pebble)
-        server.arguments = ["-config", config, "-dnsserver", "127.0.0.1:\(dnsPort)"]
-        server.environment = ProcessInfo.processInfo.environment.merging(["PEBBLE_VA_NOSLEEP": "1", "PEBBLE_AUTHZREUSE": "0"]) { _, new in new }
+        server = Self.pebbleProcess(config: config, dnsPort: dnsPort)
         for process in [dns, server] {
             let pipe = Pipe()
             process.standardOutput = pipe
@@ -81,6 +80,29 @@ public final class PebbleCA {
     }
 
     deinit { stop() }
+
+    private static func pebbleProcess(config: String, dnsPort: Int) -> Process {
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: Self.pebble)
+        server.arguments = ["-config", config, "-dnsserver", "127.0.0.1:\(dnsPort)"]
+        server.environment = ProcessInfo.processInfo.environment.merging(["PEBBLE_VA_NOSLEEP": "1", "PEBBLE_AUTHZREUSE": "0"]) { _, new in new }
+        return server
+    }
+
+    /// Stops pebble and starts it again on the same ports: it forgets every account,
+    /// order and root, as a CA that lost its state would.
+    public func restart() throws {
+        let dnsPort = Int(server.arguments?.last?.split(separator: ":").last ?? "") ?? 0
+        server.terminate()
+        server.waitUntilExit()
+        server = Self.pebbleProcess(config: config, dnsPort: dnsPort)
+        let pipe = Pipe()
+        server.standardOutput = pipe
+        server.standardError = pipe
+        log.drain(pipe)
+        try server.run()
+        guard Self.waitForPort(listenPort) else { throw Failure(description: "pebble did not start again: \(log.text)") }
+    }
 
     public func stop() {
         for process in [server, dns] where process.isRunning {
