@@ -44,13 +44,17 @@ let package = Package(
         // address actually connected to, and a bounded retrying queue on threads of its own;
         // and e-mail (Mail/): the message builder and an SMTP sender over libcurl, with its queue.
         .target(name: "ChorusOutbound", dependencies: ["CCurl", "CLinux", "ChorusLocking", "ChorusAddresses"]),
+        // ACME (RFC 8555, RFC 8737): the client that orders certificates over ChorusOutbound,
+        // the CSR and tls-alpn-01 certificates, and the renewal rules. Blocking; run on a
+        // thread of its own.
+        .target(name: "ChorusACME", dependencies: ["ChorusCrypto", "ChorusOutbound", "COpenSSL"]),
 
         // Wiring.
         // The web app's files (HTML, CSS, JavaScript modules) are a resource folder, shipped
         // next to the binary as chorus_ChorusServer.resources and read once at start.
         .target(name: "ChorusServer", dependencies: [
             "ChorusWeb", "ChorusProtocol", "ChorusCore", "ChorusRendering", "ChorusStore", "ChorusCrypto", "ChorusNet", "ChorusLocking", "CLinux",
-            "ChorusOutbound", "ChorusAddresses",
+            "ChorusOutbound", "ChorusAddresses", "ChorusACME",
         ], resources: [.copy("WebApp")]),
         .target(name: "ChorusClient", dependencies: ["ChorusProtocol", "ChorusCrypto", "ChorusLocking", "COpenSSL", "CLinux"]),
         .executableTarget(name: "chorusd", dependencies: ["ChorusServer", "ChorusAddresses", "ChorusNet", "ChorusStore", "ChorusSQLite", "ChorusPostgres", "ChorusCore", "ChorusCrypto", "ChorusOutbound", "CLinux"]),
@@ -89,6 +93,8 @@ let package = Package(
         // The guard's address rules, the retry arithmetic, and the client and queue against
         // a scripted HTTPS server on loopback; mail against real aiosmtpd servers.
         .testTarget(name: "ChorusOutboundTests", dependencies: ["ChorusOutbound", "ChorusAddresses", "ChorusCrypto", "ChorusLocking", "ChorusTestSupport", "COpenSSL"]),
+        // The ACME rules, CSR and challenge certificates on their own, and the client against pebble.
+        .testTarget(name: "ChorusACMETests", dependencies: ["ChorusACME", "ChorusAddresses", "ChorusCrypto", "ChorusOutbound", "ChorusTestSupport", "COpenSSL"]),
         .testTarget(name: "ChorusNetTests", dependencies: ["ChorusNet", "ChorusAddresses", "ChorusClient", "ChorusCrypto", "ChorusLocking"]),
         // chorus-bench's own logic (flags, the node list, who talks to which node) and the
         // tool run against a real chorusd.

@@ -17,7 +17,26 @@ public final class TLSServerContext: @unchecked Sendable {
     public static let tls13Suites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
     public static let groups = "X25519:P-256:P-384"
 
-    public init(certificatePath: String, keyPath: String) throws {
+    /// Kept alive as long as the context whose hook points into it.
+    private let challenges: TLSALPNChallenges?
+
+    /// From PEM files. With `challenges`, handshakes offering `acme-tls/1` are answered
+    /// from them (ACME's tls-alpn-01).
+    public convenience init(certificatePath: String, keyPath: String, challenges: TLSALPNChallenges? = nil) throws {
+        try self.init(challenges: challenges) { context in
+            try Self.load(context, certificatePath: certificatePath, keyPath: keyPath)
+        }
+    }
+
+    /// From PEM text in memory (a certificate ACME issued, kept in the store): the chain
+    /// leaf first, then its intermediates.
+    public convenience init(chainPEM: [UInt8], keyPEM: [UInt8], challenges: TLSALPNChallenges? = nil) throws {
+        try self.init(challenges: challenges) { context in
+            try Self.load(context, chainPEM: chainPEM, keyPEM: keyPEM)
+        }
+    }
+
+    private init(challenges: TLSALPNChallenges?, load: (OpaquePointer) throws -> Void) throws {
         guard let context = SSL_CTX_new(TLS_server_method()) else {
             throw NetError("cannot create TLS context: \(OpenSSLError.drain())")
         }
@@ -26,12 +45,14 @@ public final class TLSServerContext: @unchecked Sendable {
         // `deinit`, and a bad certificate on SIGHUP aborted the server).
         do {
             try Self.configure(context)
-            try Self.load(context, certificatePath: certificatePath, keyPath: keyPath)
+            if let challenges { copenssl_ctx_answer_tls_alpn(context, challenges.hook) }
+            try load(context)
         } catch {
             SSL_CTX_free(context)
             throw error
         }
         self.context = context
+        self.challenges = challenges
     }
 
     deinit {
@@ -73,6 +94,40 @@ public final class TLSServerContext: @unchecked Sendable {
         guard SSL_CTX_check_private_key(context) == 1 else {
             _ = OpenSSLError.drain()
             throw NetError("private key \(keyPath) does not match certificate \(certificatePath)")
+        }
+    }
+
+    private static func load(_ context: OpaquePointer, chainPEM: [UInt8], keyPEM: [UInt8]) throws {
+        ERR_clear_error()
+        try keyPEM.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { throw NetError("cannot read private key") }
+            defer { BIO_free(bio) }
+            guard let key = PEM_read_bio_PrivateKey(bio, nil, nil, nil) else {
+                throw NetError("cannot read private key: \(OpenSSLError.drain())")
+            }
+            defer { EVP_PKEY_free(key) }
+            guard SSL_CTX_use_PrivateKey(context, key) == 1 else { throw NetError("cannot use private key: \(OpenSSLError.drain())") }
+        }
+        try chainPEM.withUnsafeBytes { raw in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { throw NetError("cannot read certificate") }
+            defer { BIO_free(bio) }
+            guard let leaf = PEM_read_bio_X509(bio, nil, nil, nil) else {
+                throw NetError("cannot read certificate: \(OpenSSLError.drain())")
+            }
+            defer { X509_free(leaf) }
+            guard SSL_CTX_use_certificate(context, leaf) == 1 else { throw NetError("cannot use certificate: \(OpenSSLError.drain())") }
+            // The rest are intermediates; the end of the text ends the loop (and its error).
+            while let next = PEM_read_bio_X509(bio, nil, nil, nil) {
+                guard copenssl_ctx_add0_chain_cert(context, next) == 1 else {
+                    X509_free(next)
+                    throw NetError("cannot use intermediate certificate: \(OpenSSLError.drain())")
+                }
+            }
+            ERR_clear_error()
+        }
+        guard SSL_CTX_check_private_key(context) == 1 else {
+            _ = OpenSSLError.drain()
+            throw NetError("the private key does not match the certificate")
         }
     }
 

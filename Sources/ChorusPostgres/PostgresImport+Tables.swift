@@ -47,7 +47,8 @@ extension PostgresImport {
     /// (`audience`, from the membership spans), and the nodes' shared tables.
     /// SQLite tables left behind on purpose: `registrations` is an hour's throttle state
     /// (`--register-rate`), not data; the copied server starts with a fresh allowance.
-    public static let notCopied: Set<String> = ["registrations"]
+    /// `acme_lease` and `acme_challenges` only matter while a certificate is being ordered.
+    public static let notCopied: Set<String> = ["registrations", "acme_lease", "acme_challenges"]
 
     public static let tables: [ImportedTable] = [
         ImportedTable("users", identity: true, [
@@ -140,6 +141,16 @@ extension PostgresImport {
             .init("kind", .text), .init("title", .text), .init("body", .text), .init("url", .text), .init("topic", .text),
             .init("urgency", .text), .init("ttl", .integer), .init("not_before", .integer), .init("claimed_until", .integer),
             .init("created", .text),
+        ]),
+        // ACME (CONTRACT §10): the account and certificates, so the copy serves the same
+        // certificate and renews with the same account. The lease is not copied: it only
+        // says who is ordering at this moment.
+        ImportedTable("acme_accounts", identity: false, [
+            .init("directory", .text), .init("private_key", .text), .init("url", .text), .init("created", .text),
+        ]),
+        ImportedTable("acme_certificates", identity: false, [
+            .init("names", .text), .init("chain", .text), .init("private_key", .text), .init("not_before", .integer),
+            .init("not_after", .integer),
         ]),
         // Calendar feeds (migration 12): the secrets' digests, so copied links keep working.
         ImportedTable("calendar_links", identity: false, [

@@ -277,5 +277,7 @@ enum PostgresMigrations {
         CREATE INDEX notice_outbox_ready ON notice_outbox(not_before);
         CREATE INDEX notice_outbox_by_subscription ON notice_outbox(subscription) WHERE subscription IS NOT NULL;
         """,
+        // 12: ACME, as SQLite's migration 18 (PostgresMigrations+ACME.swift).
+        acme,
     ]
 }

@@ -383,6 +383,36 @@ public enum Migrations {
         CREATE INDEX notice_outbox_ready ON notice_outbox(not_before);
         CREATE INDEX notice_outbox_by_subscription ON notice_outbox(subscription) WHERE subscription IS NOT NULL;
         """,
+        // 18: ACME (CONTRACT §10): the
+        // account per directory, the certificate per name set with its key, and the one
+        // lease row that says which node may order (`Database+ACME.swift`).
+        """
+        CREATE TABLE acme_accounts (
+          directory TEXT PRIMARY KEY,
+          private_key TEXT NOT NULL,
+          url TEXT NOT NULL,
+          created TEXT NOT NULL
+        ) STRICT;
+        CREATE TABLE acme_certificates (
+          names TEXT PRIMARY KEY,
+          chain TEXT NOT NULL,
+          private_key TEXT NOT NULL,
+          not_before INTEGER NOT NULL,
+          not_after INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE acme_lease (
+          id INTEGER PRIMARY KEY CHECK (id = 1),
+          holder TEXT NOT NULL,
+          until INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE acme_challenges (
+          token TEXT PRIMARY KEY,
+          type TEXT NOT NULL,
+          name TEXT NOT NULL,
+          key_authorization TEXT NOT NULL,
+          until INTEGER NOT NULL
+        ) STRICT;
+        """,
     ]
 }
 

@@ -16,6 +16,10 @@ extension Hub {
     /// After the TLS handshake: ALPN decides, or else the first bytes within `sniffWait`.
     func openDoor(of session: Session) {
         switch session.connection.applicationProtocol {
+        case "acme-tls/1":
+            // An ACME validator (RFC 8737): the handshake with the challenge certificate
+            // was the whole answer; it gets no session.
+            session.connection.closeAfterFlush()
         case "http/1.1":
             enterHTTP(session, with: [])
         case "chorus":

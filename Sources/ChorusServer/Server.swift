@@ -1,5 +1,6 @@
 import CLinux
 import ChorusCore
+import ChorusACME
 import ChorusCrypto
 import ChorusNet
 import ChorusOutbound
@@ -37,6 +38,10 @@ public final class Server: Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Held from start to shutdown: one server per data folder.
     private let folderLock: DataFolderLock
+    /// With `--acme`: the certificate's keeper, and the tls-alpn-01 answers every TLS
+    /// context made here consults.
+    private let acme: ACMEKeeper?
+    private let alpnChallenges: TLSALPNChallenges?
 
     /// The hub that listens.
     var first: LoopBound<Hub> { hubs[0] }
@@ -80,10 +85,39 @@ public final class Server: Sendable {
         } catch {
             throw StartupError("cannot open database \(configuration.databasePath): \(error)")
         }
-        let tls: TLSServerContext
+        let alpnChallenges: TLSALPNChallenges?
+        let acme: ACMEKeeper?
         do {
-            tls = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath)
+            if let settings = configuration.acme {
+                let challenges = TLSALPNChallenges()
+                let database = database
+                let http = try settings.httpPort.map { try HTTPChallengeListener(host: configuration.host, port: $0) }
+                alpnChallenges = challenges
+                acme = ACMEKeeper(settings: settings, node: configuration.node ?? "chorusd", database: database,
+                                  challenges: challenges, http: http, shared: feed != nil)
+            } else {
+                alpnChallenges = nil
+                acme = nil
+            }
         } catch {
+            database.close()
+            throw StartupError("cannot answer ACME's http-01 challenges: \(error)")
+        }
+        self.alpnChallenges = alpnChallenges
+        self.acme = acme
+        let tls: TLSServerContext
+        var acmeNames: [String]?
+        do {
+            // A stored ACME certificate still valid is served from the first connection.
+            if let issued = acme?.storedCertificate() {
+                tls = try TLSServerContext(chainPEM: Array(issued.chainPEM.utf8), keyPEM: Array(issued.keyPEM.utf8), challenges: alpnChallenges)
+                acmeNames = issued.names
+            } else {
+                tls = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath,
+                                           challenges: alpnChallenges)
+            }
+        } catch {
+            acme?.stop()
             database.close()
             throw StartupError("\(error)")
         }
@@ -109,6 +143,7 @@ public final class Server: Sendable {
                                           pool: pool, clock: clock, loginCounts: loginCounts, notices: ledger,
                                           registration: configuration.registration, registerRate: configuration.registerRate)
         } catch {
+            acme?.stop()
             database.close()
             pool.stop()
             renderPool.stop()
@@ -121,6 +156,7 @@ public final class Server: Sendable {
         do {
             bus = try feed.map { try TailEventBus(feed: $0, metrics: metrics) } ?? LocalEventBus()
         } catch {
+            acme?.stop()
             database.close()
             pool.stop()
             renderPool.stop()
@@ -153,6 +189,7 @@ public final class Server: Sendable {
             }
         } catch {
             state.setHubs([])
+            acme?.stop()
             database.close()
             pool.stop()
             renderPool.stop()
@@ -181,6 +218,7 @@ public final class Server: Sendable {
             }
         } catch {
             state.setHubs([])
+            acme?.stop()
             database.close()
             pool.stop()
             renderPool.stop()
@@ -188,7 +226,7 @@ public final class Server: Sendable {
         }
         port = listener.port
         state.publicOrigin.set(configuration.calendarOrigin(port: listener.port))
-        updateWebOrigins()
+        updateWebOrigins(acmeNames: acmeNames)
 
         let started = DispatchSemaphore(value: 0)
         let registration = LoopBound(listener, loop: hubs[0].loop)
@@ -217,6 +255,7 @@ public final class Server: Sendable {
         started.wait()
         if let message = startError.get() {
             stopLoops()
+            acme?.stop()
             database.close()
             pool.stop()
             renderPool.stop()
@@ -232,18 +271,43 @@ public final class Server: Sendable {
         // Whatever came due while the server was down goes out now.
         checkNotices()
         dispatcher.start()
+        acme?.start { [weak self] issued in try self?.installACMECertificate(issued) }
     }
 
     /// Reads the certificate and key again (SIGHUP): new connections use them, open
-    /// sessions keep going. On failure the old pair stays and the error is thrown.
-    public func reloadCertificates() throws {
+    /// sessions keep going. On failure the old pair stays and the error is thrown. With
+    /// `--acme` and an ACME certificate served, that one stays, and the keeper looks at
+    /// the store and the renewal time at once.
+    /// Returns false when it kept the ACME certificate instead of reading the files.
+    @discardableResult
+    public func reloadCertificates() throws -> Bool {
+        if let acme, acme.current != nil {
+            acme.lookNow()
+            return false
+        }
         let context: TLSServerContext
         do {
-            context = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath)
+            context = try TLSServerContext(certificatePath: configuration.certificatePath, keyPath: configuration.keyPath,
+                                           challenges: alpnChallenges)
         } catch {
             throw StartupError("\(error)")
         }
-        updateWebOrigins()
+        updateWebOrigins(acmeNames: nil)
+        replaceTLS(context)
+        return true
+    }
+
+    /// Serves a certificate ACME issued (or another node stored) to new connections, as
+    /// SIGHUP does: sessions already open keep theirs.
+    func installACMECertificate(_ issued: IssuedCertificate) throws {
+        let context = try TLSServerContext(chainPEM: Array(issued.chainPEM.utf8), keyPEM: Array(issued.keyPEM.utf8),
+                                           challenges: alpnChallenges)
+        updateWebOrigins(acmeNames: issued.names)
+        replaceTLS(context)
+    }
+
+    /// The listener is the first loop's; the swap happens there.
+    private func replaceTLS(_ context: TLSServerContext) {
         let done = DispatchSemaphore(value: 0)
         first.loop.execute { [first] in
             first.value.listener?.replaceTLS(context)
@@ -252,9 +316,11 @@ public final class Server: Sendable {
         done.wait()
     }
 
-    /// The WebSocket origins from the certificate's names as the file holds them now.
-    private func updateWebOrigins() {
-        let names = (try? CertificateNames.subjectAltNames(pemFile: configuration.certificatePath)) ?? []
+    /// The WebSocket origins from the certificate's names: the ACME certificate's when one
+    /// is served, else those in the certificate file as it is now.
+    private func updateWebOrigins(acmeNames: [String]?) {
+        let names = acmeNames.map { $0.map { "DNS:" + $0 } }
+            ?? (try? CertificateNames.subjectAltNames(pemFile: configuration.certificatePath)) ?? []
         state.webOrigins.withLock { $0 = WebOrigins(certificateNames: names, port: port, extra: configuration.webOrigins) }
     }
 
@@ -280,6 +346,8 @@ public final class Server: Sendable {
     /// and the database. Blocks until done; safe to call more than once.
     public func shutDown() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // First, so no certificate swap waits on a loop that is stopping.
+        acme?.stop()
         // The first hub closes the listener before it says bye, so no loop gets new sessions.
         let done = DispatchSemaphore(value: 0)
         for hub in hubs {

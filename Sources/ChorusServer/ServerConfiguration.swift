@@ -59,6 +59,9 @@ public struct ServerConfiguration: Sendable {
     public var mailFrom: String?
     /// How often dispatchers look for notices, and how long a claim holds.
     public var noticeTiming = NoticeTiming.standard
+    /// `--acme` and its companions: obtain and renew the certificate from an ACME CA,
+    /// serving `certificatePath` only until the first one is issued. Nil: off.
+    public var acme: ACMESettings?
 
     public init() {}
 

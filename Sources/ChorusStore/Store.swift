@@ -299,6 +299,33 @@ public protocol Store: AnyObject {
     /// When the earliest queued row may go, if any (quiet hours end).
     func nextQueuedNotice() throws -> Int64?
 
+    // MARK: ACME (CONTRACT §10)
+
+    /// The ACME account kept for this directory URL; nil until one is kept.
+    func acmeAccount(directory: String) throws -> ACMEAccountRecord?
+    /// Keeps `account` unless one is kept for its directory already; returns the kept one.
+    func keepACMEAccount(_ account: ACMEAccountRecord, created: String) throws -> ACMEAccountRecord
+    /// Forgets the account kept for this directory when it is still `url` (the CA no
+    /// longer knows it); the next order registers a new one.
+    func deleteACMEAccount(directory: String, url: String) throws
+    /// The certificate kept for this name set (`ACMECertificateRecord.key(for:)`); nil when none.
+    func acmeCertificate(names: String) throws -> ACMECertificateRecord?
+    /// Keeps `certificate` for its names, replacing an older one (a smaller `notBefore`)
+    /// but never a newer one another node kept meanwhile; returns the one kept.
+    func keepACMECertificate(_ certificate: ACMECertificateRecord) throws -> ACMECertificateRecord
+    /// Takes the right to order certificates until `until` (Unix seconds) for `holder`
+    /// (a node): granted when nobody holds it, the holder's lease ran out before `now`, or
+    /// `holder` holds it already. True when granted.
+    func takeACMELease(holder: String, now: Int64, until: Int64) throws -> Bool
+    /// Gives the lease up, if `holder` has it, so another node need not wait it out.
+    func releaseACMELease(holder: String) throws
+    /// Keeps a challenge answer for every node to serve while an order runs (the CA's
+    /// validator may reach any node), until `until` (Unix seconds) at the latest.
+    func keepACMEChallenge(_ challenge: ACMEChallengeRecord, until: Int64) throws
+    func deleteACMEChallenge(token: String) throws
+    /// The challenge answers not yet past their `until` at `now`.
+    func acmeChallenges(now: Int64) throws -> [ACMEChallengeRecord]
+
     // MARK: Device and bot tokens
 
     /// `.duplicate` when the user has a token with this label.

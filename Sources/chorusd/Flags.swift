@@ -72,6 +72,18 @@ struct Flags {
           --rate N, --burst N      commands per second per session and the burst above it;
                                    over it a session's input waits (default 20, 100)
           --scrypt-log-n N         password hash cost, log2 of scrypt's N (default 17; below 14 warns)
+          --acme NAME[,NAME]       get the certificate for these DNS names from an ACME CA (Let's
+                                   Encrypt) and renew it at two thirds of its life; --cert/--key
+                                   are served only until the first one is issued. The CA checks
+                                   the names through this port (tls-alpn-01), so it must be
+                                   reachable as port 443 of each name
+          --acme-email ADDRESS     the ACME account's contact, for the CA's expiry warnings
+          --acme-directory URL     the CA's directory (default Let's Encrypt's:
+                                   https://acme-v02.api.letsencrypt.org/directory)
+          --acme-ca FILE           trust this PEM file for the directory instead of the system's
+                                   CAs (a test CA)
+          --acme-http-port N       also answer http-01 challenges with plain HTTP on this port
+                                   (reachable as port 80 of each name)
           --help, --version
 
         exit status: 0 after SIGTERM or SIGINT; 2 for a configuration error (one line on
@@ -83,6 +95,7 @@ struct Flags {
         "--handshake-timeout", "--idle-timeout", "--send-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
         "--max-per-ip", "--exempt", "--loops", "--postgres", "--node", "--registration", "--register-rate",
         "--web-origin", "--public-url", "--metrics-allow", "--push-allow", "--push-ca", "--mail-from",
+        "--acme", "--acme-email", "--acme-directory", "--acme-ca", "--acme-http-port",
     ]
 
     struct Failure: Error {
@@ -106,6 +119,7 @@ struct Flags {
         var metricsAllow: [AddressRange]?
         var postgres: String?
         var nodeGiven = false
+        var acme = ACMEFlags()
         while let word = words.popFirst() {
             if word == "--help" || word == "-h" { return .help }
             if word == "--version" { return .version }
@@ -179,9 +193,12 @@ struct Flags {
                     throw Failure(message: "--mail-from takes an address like chores@example.org, not \(value)")
                 }
                 configuration.mailFrom = value
+            case "--acme", "--acme-email", "--acme-directory", "--acme-ca", "--acme-http-port":
+                try acme.take(flag, value)
             default: throw Failure(message: "unknown flag \(flag) (see chorusd --help)")
             }
         }
+        configuration.acme = try acme.settings(environment: environment)
         do {
             configuration.noticeTiming = try NoticeTimingVariable.timing(environment: environment)
         } catch {

@@ -140,7 +140,10 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
         guard count == 1 else { continue }
         if Int32(signal) == SIGHUP {
             do {
-                try server.reloadCertificates()
+                guard try server.reloadCertificates() else {
+                    Log.info("kept the ACME certificate; looking at the store and the renewal time now", ["signal": "SIGHUP"])
+                    continue
+                }
                 let fingerprint = (try? CertificateFingerprint.sha256(pemFile: configuration.certificatePath)) ?? "?"
                 Log.info("certificate reloaded", ["signal": "SIGHUP", "certificate": configuration.certificatePath, "sha256": fingerprint])
             } catch {

@@ -1,5 +1,6 @@
 import ChorusPostgres
 import ChorusSQLite
+import ChorusStore
 import Foundation
 import Testing
 import ChorusTestSupport
@@ -117,6 +118,15 @@ struct CopyToPostgresTests {
         daemon.send(SIGTERM)
         #expect(daemon.waitForExit(timeout: 30))
         #expect(!household.annSync.isEmpty && !household.bobSync.isEmpty)
+        // ACME: the account and certificate a server with --acme keeps move along, so the
+        // copy serves the same certificate. Written directly: ordering one needs a CA
+        // (ACMETests does that against pebble).
+        let database = try Database(path: folder.path + "/data/chorus.sqlite")
+        _ = try database.keepACMEAccount(ACMEAccountRecord(directory: "https://acme.example/dir", privateKey: "account-key",
+                                                           url: "https://acme.example/acct/1"), created: "2026-12-01T00:00:00Z")
+        _ = try database.keepACMECertificate(ACMECertificateRecord(names: "chores.example.org", chainPEM: "chain", keyPEM: "key",
+                                                                   notBefore: 1_800_000_000, notAfter: 1_807_776_000))
+        database.close()
         return household
     }
 
