@@ -112,8 +112,13 @@ public struct Presentation: Sendable {
 
     /// "due Tue 1 Dec (in 2 days)", "due today", "2 days overdue", "done".
     public func dueText(_ task: TaskRecord) -> String {
-        if task.done { return "done" }
-        guard let due = task.due.flatMap(When.init(stored:)), let days = timing.daysLeft(due),
+        dueText(due: task.due, done: task.done)
+    }
+
+    /// `dueText` of a task with this stored due value.
+    public func dueText(due stored: String?, done: Bool) -> String {
+        if done { return "done" }
+        guard let due = stored.flatMap(When.init(stored:)), let days = timing.daysLeft(due),
               let moment = timing.dueMoment(due) else { return "" }
         if moment < now {
             let late = max(0, -days)
@@ -154,11 +159,16 @@ public struct Presentation: Sendable {
         return "  \(id)\(fit(invitation.roomName, 24))  invited by \(invitation.invitedBy) — ROOM ACCEPT \(invitation.room) or ROOM DECLINE \(invitation.room)"
     }
 
-    /// "18:04" in the server's time zone.
+    /// "18:04" in this presentation's zone.
     /// Arithmetic on the zone's offset rather than `dateComponents` and `String(format:)`:
     /// every chat line's text shows a clock, and those two showed in profiles.
     public func clock(_ date: Date) -> String {
-        let offset = calendar.timeZone.secondsFromGMT(for: date)
+        Self.clock(date, in: calendar.timeZone)
+    }
+
+    /// `clock` in `zone`, needing no Presentation (`TimeMarks` resolves chat lines' clocks with it).
+    public static func clock(_ date: Date, in zone: TimeZone) -> String {
+        let offset = zone.secondsFromGMT(for: date)
         let local = Int(date.timeIntervalSince1970.rounded(.down)) + offset
         let minutes = local >= 0 ? local / 60 : (local - 59) / 60
         let minuteOfDay = (minutes % 1440 + 1440) % 1440

@@ -14,7 +14,7 @@ extension CommandContext {
         let id = try db.insertMessage(room: room.id, sender: caller.id, text: text, at: timestamp)
         let message = present.message(MessageRecord(id: id, room: room.id, from: caller.name, text: text, at: timestamp))
         try emitToRoom("message", room: room.id, payload: [("message", message)],
-                       text: "\(present.clock(now)) \(caller.name) in \(room.name): \(BidiClosing.closed(text))")
+                       text: "\(TimeMarks.clock(now)) \(caller.name) in \(room.name): \(BidiClosing.closed(text))")
         try queueMentions(in: text, room: (room.id, room.name), task: nil)
         return result(.ok("said in \(room.name)", [("message", message)]))
     }
@@ -27,7 +27,7 @@ extension CommandContext {
         let comment = present.comment(CommentRecord(id: id, task: taskID, room: task.room, from: caller.name, text: text, at: timestamp))
         try emit("comment", room: task.room, user: task.room == nil ? task.ownerID : nil,
                  payload: [("room", task.room.map { .int($0) } ?? .null), ("comment", comment)],
-                 text: "\(present.clock(now)) \(caller.name) on #\(taskID) \(task.title): \(BidiClosing.closed(text))", audience: try audience(of: task))
+                 text: "\(TimeMarks.clock(now)) \(caller.name) on #\(taskID) \(task.title): \(BidiClosing.closed(text))", audience: try audience(of: task))
         // "A comment on a task of yours": the task's assignee and its creator.
         var owners = [task.creatorID]
         if let name = task.assignee, let assignee = try db.account(named: name) { owners.append(assignee.id) }

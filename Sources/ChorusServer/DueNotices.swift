@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusRendering
 import ChorusStore
 import Foundation
 
@@ -57,7 +58,7 @@ extension CommandContext {
         case .behind:
             text = "behind schedule: #\(task.id) \(task.title)\(place) is at \(task.effectiveProgress)% and its plan has ended"
         case .reminder:
-            text = "reminder: #\(task.id) \(task.title)\(place), \(present.dueText(task))"
+            text = "reminder: #\(task.id) \(task.title)\(place), \(TimeMarks.dueText(task, now: now))"
             // The assignee's, or the whole room's when nobody has it.
             if let assignee = task.assignee, let account = try db.account(named: assignee) {
                 audience = [account.id]
