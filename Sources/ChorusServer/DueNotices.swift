@@ -68,12 +68,14 @@ extension CommandContext {
         try emit(name, room: task.room, user: user,
                  payload: [("room", task.room.map { .int($0) } ?? .null), ("task", present.task(task))],
                  text: text, audience: audience, notice: true)
-        let detail = switch kind {
-        case .reminder: present.dueText(task).capitalizedFirst + (task.assignee.map { " · @\($0)" } ?? "")
-        case .overdue: present.dueText(task).capitalizedFirst + (task.assignee.map { " · @\($0)" } ?? "")
-        case .behind: "At \(task.effectiveProgress)% and its plan has ended"
+        // Worded for each person in their zone (`queueNotice`).
+        try queueNotice(kind.notifyKind, for: audience) { shown in
+            let detail = switch kind {
+            case .reminder, .overdue: shown.dueText(task).capitalizedFirst + (task.assignee.map { " · @\($0)" } ?? "")
+            case .behind: "At \(task.effectiveProgress)% and its plan has ended"
+            }
+            return .task(kind.notifyKind, task, detail: detail)
         }
-        try queueNotice(kind.notifyKind, .task(kind.notifyKind, task, detail: detail), for: audience)
     }
 }
 
