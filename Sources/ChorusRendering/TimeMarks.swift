@@ -33,32 +33,37 @@ public enum TimeMarks {
     }
 
     /// `text` with every mark written out for `calendar`; `text` itself when it has none.
+    /// Fan-out calls it once per event for each zone among the readers: what lies between
+    /// marks is copied in runs, not byte by byte.
     public static func resolved(_ text: String, calendar: Calendar) -> String {
         guard marks(text) else { return text }
-        let bytes = Array(text.utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = 0
-        while index < bytes.count {
-            if bytes[index] == open, let end = bytes[(index + 1)...].firstIndex(of: close),
-               let shown = shown(bytes[(index + 1)..<end], calendar: calendar) {
+        var text = text
+        return text.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var copied = 0
+            var searched = 0
+            while let start = bytes[searched...].firstIndex(of: open) {
+                searched = start + 1
+                guard let end = bytes[searched...].firstIndex(of: close),
+                      let shown = shown(bytes[searched..<end], calendar: calendar) else { continue }
+                out.append(contentsOf: bytes[copied..<start])
                 out.append(contentsOf: shown.utf8)
-                index = end + 1
-            } else {
-                out.append(bytes[index])
-                index += 1
+                copied = end + 1
+                searched = copied
             }
+            out.append(contentsOf: bytes[copied...])
+            return String(decoding: out, as: UTF8.self)
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// One mark's body (between its delimiters) written out; nil when it is not a mark.
-    private static func shown(_ body: ArraySlice<UInt8>, calendar: Calendar) -> String? {
+    private static func shown(_ body: Slice<UnsafeBufferPointer<UInt8>>, calendar: Calendar) -> String? {
         guard let style = body.first else { return nil }
         let rest = body.dropFirst()
         let digitsEnd = rest.firstIndex(where: { !(0x30...0x39).contains($0) }) ?? rest.endIndex
-        guard digitsEnd > rest.startIndex, digitsEnd - rest.startIndex <= 12,
-              let seconds = Int64(String(decoding: rest[..<digitsEnd], as: UTF8.self)) else { return nil }
+        guard digitsEnd > rest.startIndex, digitsEnd - rest.startIndex <= 12 else { return nil }
+        let seconds = rest[..<digitsEnd].reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
         let instant = Date(timeIntervalSince1970: Double(seconds))
         switch style {
         case UInt8(ascii: "c") where digitsEnd == rest.endIndex:
