@@ -57,12 +57,18 @@ public struct Presentation: Sendable {
         ])
     }
 
-    public func message(_ message: MessageRecord) -> JSONValue {
+    public func message(_ message: MessageRecord) -> JSONValue { Self.message(message) }
+
+    /// A message's shape needs no clock or zone: SAY makes it without reading the caller's.
+    public static func message(_ message: MessageRecord) -> JSONValue {
         .object([("id", .int(message.id)), ("room", .int(message.room)), ("from", .string(message.from)),
                  ("text", .string(message.text)), ("at", .string(message.at))])
     }
 
-    public func comment(_ comment: CommentRecord) -> JSONValue {
+    public func comment(_ comment: CommentRecord) -> JSONValue { Self.comment(comment) }
+
+    /// A comment's shape, like a message's, needs no clock or zone.
+    public static func comment(_ comment: CommentRecord) -> JSONValue {
         .object([("id", .int(comment.id)), ("task", .int(comment.task)), ("room", comment.room.map { .int($0) } ?? .null),
                  ("from", .string(comment.from)), ("text", .string(comment.text)), ("at", .string(comment.at))])
     }

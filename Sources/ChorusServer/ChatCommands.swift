@@ -12,7 +12,8 @@ extension CommandContext {
         let room = try room(reference)
         try Self.checkText(text)
         let id = try db.insertMessage(room: room.id, sender: caller.id, text: text, at: timestamp)
-        let message = present.message(MessageRecord(id: id, room: room.id, from: caller.name, text: text, at: timestamp))
+        // No `present`: a chat line needs no zone of the caller's, so none is read.
+        let message = Presentation.message(MessageRecord(id: id, room: room.id, from: caller.name, text: text, at: timestamp))
         try emitToRoom("message", room: room.id, payload: [("message", message)],
                        text: "\(TimeMarks.clock(now)) \(caller.name) in \(room.name): \(BidiClosing.closed(text))")
         try queueMentions(in: text, room: (room.id, room.name), task: nil)
@@ -24,7 +25,7 @@ extension CommandContext {
         let (task, _) = try task(taskID)
         try Self.checkText(text)
         let id = try db.insertComment(task: taskID, sender: caller.id, text: text, at: timestamp)
-        let comment = present.comment(CommentRecord(id: id, task: taskID, room: task.room, from: caller.name, text: text, at: timestamp))
+        let comment = Presentation.comment(CommentRecord(id: id, task: taskID, room: task.room, from: caller.name, text: text, at: timestamp))
         try emit("comment", room: task.room, user: task.room == nil ? task.ownerID : nil,
                  payload: [("room", task.room.map { .int($0) } ?? .null), ("comment", comment)],
                  text: "\(TimeMarks.clock(now)) \(caller.name) on #\(taskID) \(task.title): \(BidiClosing.closed(text))", audience: try audience(of: task))
