@@ -105,6 +105,26 @@ import Testing
         #expect(try bob.call("HISTORY \(room)").contains("  10:00 carol: bins tomorrow"))
     }
 
+    /// DMs, comments and a repeating task's "next time" show their times in the reader's zone too.
+    @Test func dmCommentAndNextTimeInTheReadersZone() throws {
+        let clock = ManualClock(Self.start)
+        let (_, alice, bob, carol, room) = try household(clock: clock)
+        try carol.ok("DM alice the plumber is here")
+        #expect(try alice.nextEvent().hasPrefix("* 23:00 carol → alice: the plumber is here [#"))
+        let task = id(try carol.ok("TASK ADD \(room) Bins due=2026-12-08T09:00:00Z repeat=daily")["task"])
+        drain(alice)
+        drain(bob)
+        try carol.ok("COMMENT \(task) the blue one")
+        #expect(try alice.nextEvent().hasPrefix("* 23:00 carol on #\(task) Bins: the blue one [#"))
+        #expect(try bob.nextEvent().hasPrefix("* 10:00 carol on #\(task) Bins: the blue one [#"))
+        try carol.ok("TASK DONE \(task)")
+        // The next one is due 09:00 UTC on Wednesday 9 December: 22:00 that day in Auckland.
+        let forAlice = drain(alice).first { $0.contains("next time:") } ?? "none"
+        #expect(forAlice.contains(" Bins, due Wed 9 Dec 22:00 (in 2 days) in Flat [#"), "\(forAlice)")
+        let forBob = drain(bob).first { $0.contains("next time:") } ?? "none"
+        #expect(forBob.contains(" Bins, due Wed 9 Dec 09:00 (in 2 days) in Flat [#"), "\(forBob)")
+    }
+
     /// A notice held for someone with no session is told in their zone at their next login.
     @Test func heldNoticeInTheZoneOfTheLogin() throws {
         let clock = ManualClock(Self.start)
