@@ -80,18 +80,23 @@ extension Event {
     }
 
     /// Both forms of an event whose payload is already encoded: one just stored, or one
-    /// read back from the log.
-    public static func rendering(id: Int64?, name: String, at: String, by: String?, payloadJSON: [UInt8], text: String) -> RenderedEvent {
+    /// read back from the log. A text with times in it (`shown` differs from `text`, which
+    /// holds ChorusRendering's `TimeMarks`) is shown as `shown`, the server's zone, and
+    /// keeps `text` for readers in other zones (`RenderedEvent.textLine(shown:)`).
+    public static func rendering(id: Int64?, name: String, at: String, by: String?, payloadJSON: [UInt8], text: String,
+                                 shown: String? = nil) -> RenderedEvent {
         var textBytes: [UInt8] = []
-        TextLine.append(textLine(text, id: id), to: &textBytes)
+        TextLine.append(textLine(shown ?? text, id: id), to: &textBytes)
         var json = json(id: id, name: name, at: at, by: by, payloadJSON: payloadJSON)
         json.append(contentsOf: [0x0d, 0x0a])
-        return RenderedEvent(text: textBytes, json: json)
+        let marked = shown.flatMap { $0 == text ? nil : RenderedEvent.MarkedText(text: text, id: id) }
+        return RenderedEvent(text: textBytes, json: json, marked: marked)
     }
 
-    /// Both forms of an event read back from the log.
-    public static func storedRendering(id: Int64, name: String, at: String, by: String?, payload: String, text: String) -> RenderedEvent {
-        rendering(id: id, name: name, at: at, by: by, payloadJSON: Array(payload.utf8), text: text)
+    /// Both forms of an event read back from the log (`shown`: as in `rendering`).
+    public static func storedRendering(id: Int64, name: String, at: String, by: String?, payload: String, text: String,
+                                       shown: String? = nil) -> RenderedEvent {
+        rendering(id: id, name: name, at: at, by: by, payloadJSON: Array(payload.utf8), text: text, shown: shown)
     }
 }
 
@@ -108,11 +113,30 @@ public final class RenderedEvent: Sendable {
     public let json: [UInt8]
     /// `json` as one WebSocket text frame: a few bytes of frame head around the same object.
     public let webSocket: [UInt8]
+    /// Set only for a text with times in it: `text` shows them in the server's zone, and
+    /// this remakes the line for a reader in another (`textLine(shown:)`). JSON has no
+    /// text, so its bytes are everyone's.
+    public let marked: MarkedText?
 
-    public init(text: [UInt8], json: [UInt8]) {
+    /// An event's text as stored, with its time marks, and the id its line ends with.
+    public struct MarkedText: Sendable {
+        public let text: String
+        public let id: Int64?
+    }
+
+    public init(text: [UInt8], json: [UInt8], marked: MarkedText? = nil) {
         self.text = text
         self.json = json
         self.webSocket = WebSocketFrameHeader.textFrame(ofLine: json)
+        self.marked = marked
+    }
+
+    /// The text-mode line of this event with its text shown as `shown` (the marked text
+    /// resolved for one reader's zone).
+    public func textLine(shown: String) -> [UInt8] {
+        var line: [UInt8] = []
+        TextLine.append(Event.textLine(shown, id: marked?.id), to: &line)
+        return line
     }
 
     public func bytes(for format: EventFormat) -> [UInt8] {

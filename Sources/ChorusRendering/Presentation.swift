@@ -57,12 +57,18 @@ public struct Presentation: Sendable {
         ])
     }
 
-    public func message(_ message: MessageRecord) -> JSONValue {
+    public func message(_ message: MessageRecord) -> JSONValue { Self.message(message) }
+
+    /// A message's shape needs no clock or zone: SAY makes it without reading the caller's.
+    public static func message(_ message: MessageRecord) -> JSONValue {
         .object([("id", .int(message.id)), ("room", .int(message.room)), ("from", .string(message.from)),
                  ("text", .string(message.text)), ("at", .string(message.at))])
     }
 
-    public func comment(_ comment: CommentRecord) -> JSONValue {
+    public func comment(_ comment: CommentRecord) -> JSONValue { Self.comment(comment) }
+
+    /// A comment's shape, like a message's, needs no clock or zone.
+    public static func comment(_ comment: CommentRecord) -> JSONValue {
         .object([("id", .int(comment.id)), ("task", .int(comment.task)), ("room", comment.room.map { .int($0) } ?? .null),
                  ("from", .string(comment.from)), ("text", .string(comment.text)), ("at", .string(comment.at))])
     }
@@ -112,8 +118,13 @@ public struct Presentation: Sendable {
 
     /// "due Tue 1 Dec (in 2 days)", "due today", "2 days overdue", "done".
     public func dueText(_ task: TaskRecord) -> String {
-        if task.done { return "done" }
-        guard let due = task.due.flatMap(When.init(stored:)), let days = timing.daysLeft(due),
+        dueText(due: task.due, done: task.done)
+    }
+
+    /// `dueText` of a task with this stored due value.
+    public func dueText(due stored: String?, done: Bool) -> String {
+        if done { return "done" }
+        guard let due = stored.flatMap(When.init(stored:)), let days = timing.daysLeft(due),
               let moment = timing.dueMoment(due) else { return "" }
         if moment < now {
             let late = max(0, -days)
@@ -154,11 +165,16 @@ public struct Presentation: Sendable {
         return "  \(id)\(fit(invitation.roomName, 24))  invited by \(invitation.invitedBy) — ROOM ACCEPT \(invitation.room) or ROOM DECLINE \(invitation.room)"
     }
 
-    /// "18:04" in the server's time zone.
+    /// "18:04" in this presentation's zone.
     /// Arithmetic on the zone's offset rather than `dateComponents` and `String(format:)`:
     /// every chat line's text shows a clock, and those two showed in profiles.
     public func clock(_ date: Date) -> String {
-        let offset = calendar.timeZone.secondsFromGMT(for: date)
+        Self.clock(date, in: calendar.timeZone)
+    }
+
+    /// `clock` in `zone`, needing no Presentation (`TimeMarks` resolves chat lines' clocks with it).
+    public static func clock(_ date: Date, in zone: TimeZone) -> String {
+        let offset = zone.secondsFromGMT(for: date)
         let local = Int(date.timeIntervalSince1970.rounded(.down)) + offset
         let minutes = local >= 0 ? local / 60 : (local - 59) / 60
         let minuteOfDay = (minutes % 1440 + 1440) % 1440

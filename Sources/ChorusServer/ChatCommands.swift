@@ -12,9 +12,10 @@ extension CommandContext {
         let room = try room(reference)
         try Self.checkText(text)
         let id = try db.insertMessage(room: room.id, sender: caller.id, text: text, at: timestamp)
-        let message = present.message(MessageRecord(id: id, room: room.id, from: caller.name, text: text, at: timestamp))
+        // No `present`: a chat line needs no zone of the caller's, so none is read.
+        let message = Presentation.message(MessageRecord(id: id, room: room.id, from: caller.name, text: text, at: timestamp))
         try emitToRoom("message", room: room.id, payload: [("message", message)],
-                       text: "\(present.clock(now)) \(caller.name) in \(room.name): \(BidiClosing.closed(text))")
+                       text: "\(TimeMarks.clock(now)) \(caller.name) in \(room.name): \(BidiClosing.closed(text))")
         try queueMentions(in: text, room: (room.id, room.name), task: nil)
         return result(.ok("said in \(room.name)", [("message", message)]))
     }
@@ -24,10 +25,10 @@ extension CommandContext {
         let (task, _) = try task(taskID)
         try Self.checkText(text)
         let id = try db.insertComment(task: taskID, sender: caller.id, text: text, at: timestamp)
-        let comment = present.comment(CommentRecord(id: id, task: taskID, room: task.room, from: caller.name, text: text, at: timestamp))
+        let comment = Presentation.comment(CommentRecord(id: id, task: taskID, room: task.room, from: caller.name, text: text, at: timestamp))
         try emit("comment", room: task.room, user: task.room == nil ? task.ownerID : nil,
                  payload: [("room", task.room.map { .int($0) } ?? .null), ("comment", comment)],
-                 text: "\(present.clock(now)) \(caller.name) on #\(taskID) \(task.title): \(BidiClosing.closed(text))", audience: try audience(of: task))
+                 text: "\(TimeMarks.clock(now)) \(caller.name) on #\(taskID) \(task.title): \(BidiClosing.closed(text))", audience: try audience(of: task))
         // "A comment on a task of yours": the task's assignee and its creator.
         var owners = [task.creatorID]
         if let name = task.assignee, let assignee = try db.account(named: name) { owners.append(assignee.id) }

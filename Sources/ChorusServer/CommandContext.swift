@@ -23,6 +23,8 @@ struct Delivery: Sendable {
     /// A notice (overdue, reminder, behind) or an invitation (`room.invited`): kept for
     /// audience members with no session, and delivered at their next login.
     var isNotice = false
+    /// For `notify.tz`: the zone its audience's sessions show times in from now on.
+    var setsZone: String?
 
     init(id: Int64, event: RenderedEvent, audience: [Int64], isNotice: Bool = false) {
         self.id = id
@@ -79,7 +81,8 @@ struct UnrenderedEvent: Sendable {
     let text: String
 
     func rendering(id: Int64) -> RenderedEvent {
-        Event.rendering(id: id, name: name, at: at, by: by, payloadJSON: payloadJSON, text: text)
+        Event.rendering(id: id, name: name, at: at, by: by, payloadJSON: payloadJSON, text: text,
+                        shown: ReaderZone.shownByServer(text))
     }
 }
 
@@ -219,6 +222,11 @@ final class CommandContext {
         }
         if held { try notices.stored(event: id, audience: audience, db: db) }
         return id
+    }
+
+    /// The event just emitted changes its audience's zone (`notify.tz`).
+    func markZoneChange(_ zone: String) {
+        deliveries[deliveries.count - 1].setsZone = zone
     }
 
     /// A room event for everyone in the room now. Returns its id.

@@ -1,4 +1,5 @@
 import ChorusCore
+import ChorusRendering
 import ChorusStore
 import Foundation
 
@@ -57,7 +58,7 @@ extension CommandContext {
         case .behind:
             text = "behind schedule: #\(task.id) \(task.title)\(place) is at \(task.effectiveProgress)% and its plan has ended"
         case .reminder:
-            text = "reminder: #\(task.id) \(task.title)\(place), \(present.dueText(task))"
+            text = "reminder: #\(task.id) \(task.title)\(place), \(TimeMarks.dueText(task, now: now))"
             // The assignee's, or the whole room's when nobody has it.
             if let assignee = task.assignee, let account = try db.account(named: assignee) {
                 audience = [account.id]
@@ -67,10 +68,10 @@ extension CommandContext {
         try emit(name, room: task.room, user: user,
                  payload: [("room", task.room.map { .int($0) } ?? .null), ("task", present.task(task))],
                  text: text, audience: audience, notice: true)
-        let assignee = task.assignee.map { " · @\($0)" } ?? ""
-        try queueNotice(kind.notifyKind, for: audience) { present in
+        // Worded for each person in their zone (`queueNotice`).
+        try queueNotice(kind.notifyKind, for: audience) { shown in
             let detail = switch kind {
-            case .reminder, .overdue: present.dueText(task).capitalizedFirst + assignee
+            case .reminder, .overdue: shown.dueText(task).capitalizedFirst + (task.assignee.map { " · @\($0)" } ?? "")
             case .behind: "At \(task.effectiveProgress)% and its plan has ended"
             }
             return .task(kind.notifyKind, task, detail: detail)

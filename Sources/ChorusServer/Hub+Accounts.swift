@@ -89,14 +89,15 @@ extension Hub {
                 // What waits for this person: a summary, and notices kept while they were away.
                 Self.startLiveStream(database: database, state: state, hub: hub) { db, start in
                     (try LoginSummary.read(for: account.id, db: db, now: clock.now()),
-                     try db.takePendingNotices(user: account.id, upTo: start), start)
+                     try db.takePendingNotices(user: account.id, upTo: start), start, try db.notifyChoices(ofUser: account.id)?.zone)
                 } then: { extra in
-                    let (summary, notices, start) = (try? extra.get()) ?? (LoginSummary.none, [], Int64.max)
-                    done(.success(LoginOutcome(account: account, summary: summary, notices: notices, streamStart: start)))
+                    let (summary, notices, start, zone) = (try? extra.get()) ?? (LoginSummary.none, [], Int64.max, nil)
+                    done(.success(LoginOutcome(account: account, summary: summary, notices: notices, streamStart: start,
+                                               zone: zone)))
                 }
             }
         } finish: { [unowned self] session, login in
-            setAccount(login.account, of: session)
+            setAccount(login.account, zone: login.zone, of: session)
             session.token = nil
             Log.info("login", ["user": login.account.name, "addr": address, "session": session.id])
             sendPendingNotices(login.notices, to: session)
@@ -120,7 +121,8 @@ extension Hub {
                       !account.disabled else { throw DomainError.invalidToken }
                 let summary = try LoginSummary.read(for: account.id, db: db, now: clock.now())
                 return (LoginOutcome(account: SignedInAccount(account), summary: summary,
-                                     notices: try db.takePendingNotices(user: account.id, upTo: start), streamStart: start),
+                                     notices: try db.takePendingNotices(user: account.id, upTo: start), streamStart: start,
+                                     zone: try db.notifyChoices(ofUser: account.id)?.zone),
                         token)
             } then: { result in
                 let outcome = result.mapError(AccountService.clientError)
@@ -134,7 +136,7 @@ extension Hub {
             }
         } finish: { [unowned self] session, outcome in
             let (login, token) = outcome
-            setAccount(login.account, of: session)
+            setAccount(login.account, zone: login.zone, of: session)
             session.token = token
             Log.info("login", ["user": login.account.name, "addr": session.connection.peerHost, "session": session.id,
                                "with": "token"])
@@ -230,4 +232,6 @@ struct LoginOutcome: Sendable {
     let notices: [StoredEvent]
     /// Where the session's live stream starts: the newest event id the login's job saw.
     let streamStart: Int64
+    /// The person's `tz` (`NOTIFY`), which the session shows times in; nil for the server's.
+    var zone: String? = nil
 }

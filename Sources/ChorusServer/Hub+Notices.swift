@@ -85,8 +85,7 @@ extension Hub {
             }
             pendingFanOut.flush()
             for event in events {
-                session.send(Event.storedRendering(id: event.id, name: event.name, at: event.at, by: event.by,
-                                                    payload: event.payload, text: event.text))
+                session.send(Event.storedRendering(event))
             }
         }
     }

@@ -91,8 +91,10 @@ final class Hub: ConnectionDelegate {
     }
 
     /// Logs a session in or out (`SessionTable.setAccount`).
-    func setAccount(_ account: SignedInAccount?, of session: Session) {
+    /// `zone`: the account's `tz` (`NOTIFY`), in which the session shows times.
+    func setAccount(_ account: SignedInAccount?, zone: String? = nil, of session: Session) {
         sessions.setAccount(account, of: session)
+        session.zone = account == nil ? nil : ReaderZone.of(zone)
     }
 
     /// Hands each event to `PendingFanOut` for this loop's sessions of its audience but the
@@ -107,12 +109,23 @@ final class Hub: ConnectionDelegate {
             // A notice is nobody's reply, so even the session whose command set it off hears
             // it: after that reply, which carries it (`noticesToo`), or here on other loops.
             let skipped = delivery.isNotice && !noticesToo ? nil : issuer
+            if let zone = delivery.setsZone { setZone(zone, of: delivery.audience) }
             pendingFanOut.add(delivery.event, to: sessions.recipients(of: delivery.audience), skipping: skipped)
             if delivery.isNotice {
                 reached += delivery.audience.filter(sessions.hasSession).map { UserNotice(user: $0, event: delivery.id) }
             }
         }
         return reached
+    }
+
+    /// `notify.tz`: these users' sessions show times in `zone` from here on; what is
+    /// pending for them goes out first, in the zone it was sent in.
+    private func setZone(_ zone: String, of users: [Int64]) {
+        pendingFanOut.flush()
+        let reader = ReaderZone.of(zone)
+        for user in users {
+            for session in sessions.sessions(of: user) { session.zone = reader }
+        }
     }
 
     /// Figures for ADMIN STATS, over all loops.

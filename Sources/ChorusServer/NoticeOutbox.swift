@@ -14,16 +14,16 @@ extension CommandContext {
         try queueNotice(kind, for: users) { _ in wording }
     }
 
-    /// Queues a `kind` notice for each of `users` but the caller, worded for each with
-    /// dates and times in their own zone (`NOTIFY tz=`).
-    func queueNotice(_ kind: NotifyKind, for users: [Int64], worded: (Presentation) -> NoticeWording) throws {
+    /// Queues a `kind` notice for each of `users` but the caller, worded with times in
+    /// each one's zone (`NOTIFY tz=`), as text mode shows them.
+    func queueNotice(_ kind: NotifyKind, for users: [Int64], wording words: (Presentation) -> NoticeWording) throws {
         for user in Delivery.uniqued(users) where user != caller.id {
             let choices = try db.notifyChoices(ofUser: user) ?? .defaults
             guard NotifyRules.wants(kind, choices) else { continue }
             let mailTo = mailEnabled ? choices.mailTo : nil
             guard choices.push || mailTo != nil else { continue }
             let release = NotifyRules.release(at: now, choices)
-            let wording = worded(Presentation(now: now, calendar: choices.calendar()))
+            let wording = words(Presentation(now: now, calendar: choices.calendar()))
             queuedNotices += try db.queueNotice(QueuedNotice(
                 user: user, event: kind.eventName, title: wording.title, body: wording.body, url: wording.url, topic: wording.topic,
                 urgency: kind.urgency, ttl: kind.timeToLive, notBefore: Int64(release.timeIntervalSince1970.rounded(.down)),
@@ -34,8 +34,8 @@ extension CommandContext {
     /// A task given to someone by someone else.
     func queueAssigned(_ task: TaskRecord) throws {
         guard let name = task.assignee, let assignee = try db.account(named: name) else { return }
-        try queueNotice(.assigned, for: [assignee.id]) { present in
-            .task(.assigned, task, detail: "\(caller.name) gave it to you" + (task.due == nil ? "" : ", \(present.dueText(task))"))
+        try queueNotice(.assigned, for: [assignee.id]) { shown in
+            .task(.assigned, task, detail: "\(caller.name) gave it to you" + Self.dueDetail(task, shown))
         }
     }
 
@@ -52,5 +52,9 @@ extension CommandContext {
             }
         }
         try queueNotice(.mention, .mention(by: caller.name, room: room, task: task.map { ($0.id, $0.title) }, text: text), for: mentioned)
+    }
+
+    private static func dueDetail(_ task: TaskRecord, _ shown: Presentation) -> String {
+        task.due == nil ? "" : ", \(shown.dueText(task))"
     }
 }

@@ -20,8 +20,17 @@ extension CommandContext {
         if let quiet = command.quiet { choices.quiet = quiet.isEmpty ? nil : try QuietHours(parsing: quiet) }
         if let zone = command.zone { choices.zone = try NotifyRules.zone(zone) }
         if !command.changesNothing && choices != kept { try db.saveNotifyChoices(choices, user: caller.id) }
+        if choices.zone != (kept ?? .defaults).zone { try emitZoneChange(choices.zoneName()) }
         return result(.ok(command.changesNothing ? "notices" : "notices set", body: Self.notifyLines(choices),
                           [("notify", Self.notifyShape(choices))]))
+    }
+
+    /// `notify.tz` to the caller's sessions, which show times in `zone` from this event
+    /// on (`Hub.deliver`); stored, so sessions on other nodes learn it from the log.
+    private func emitZoneChange(_ zone: String) throws {
+        try emit(ReaderZone.changeEvent, room: nil, user: caller.id, payload: [("tz", .string(zone))],
+                 text: "your times are shown in \(zone) now", audience: [caller.id])
+        markZoneChange(zone)
     }
 
     /// NOTIFY EMAIL ADDRESS: a code to the address, by mail; the address is used only once

@@ -85,11 +85,22 @@ final class PendingFanOut: TurnPreparing {
     /// Returns how many sessions it wrote the event to.
     private func write(_ entry: Entry, direct: Bool) -> Int {
         var written = 0
+        // A text with times goes to text-mode readers in zones of their own as made for
+        // each zone, once (`ReaderZone`); everyone else shares the one rendering.
+        let marked = entry.event.marked != nil
+        var zoned: [(zone: ReaderZone, line: [UInt8])] = []
         entry.event.json.withUnsafeBufferPointer { json in
             entry.event.text.withUnsafeBufferPointer { text in
                 entry.event.webSocket.withUnsafeBufferPointer { webSocket in
                     Self.forEach(entry.recipients) { session in
                         guard session.id != entry.skipped else { return }
+                        if marked, session.eventFormat == .text, let zone = session.zone {
+                            if !zoned.contains(where: { $0.zone == zone }) { zoned.append((zone, zone.textLine(of: entry.event))) }
+                            let line = zoned.first { $0.zone == zone }!.line
+                            line.withUnsafeBufferPointer { Self.send($0, to: session, direct: direct) }
+                            written += 1
+                            return
+                        }
                         let bytes = switch session.eventFormat {
                         case .text: text
                         case .json: json
@@ -117,6 +128,18 @@ final class PendingFanOut: TurnPreparing {
                 ends.append(bytes.count)
             }
         }
+
+        /// The run's text lines as a reader in `zone` sees them.
+        init(_ run: ArraySlice<Entry>, zone: ReaderZone) {
+            for entry in run {
+                if entry.event.marked == nil {
+                    bytes.append(contentsOf: entry.event.text)
+                } else {
+                    bytes.append(contentsOf: zone.textLine(of: entry.event))
+                }
+                ends.append(bytes.count)
+            }
+        }
     }
 
     /// Returns how many event × session writes the run made.
@@ -124,11 +147,19 @@ final class PendingFanOut: TurnPreparing {
         var written = 0
         let recipients = run[run.startIndex].recipients
         // Only the formats someone takes are joined: a run with no WebSocket member never
-        // copies its frames.
+        // copies its frames. A run with times in its texts is joined once more for each
+        // zone its text-mode readers are in, when not the server's (`ReaderZone`).
+        let marked = run.contains { $0.event.marked != nil }
         var takesText = false, takesJSON = false, takesWebSocket = false
+        var zones: [ReaderZone] = []
         Self.forEach(recipients) { session in
             switch session.eventFormat {
-            case .text: takesText = true
+            case .text:
+                if marked, let zone = session.zone {
+                    if !zones.contains(zone) { zones.append(zone) }
+                } else {
+                    takesText = true
+                }
             case .json: takesJSON = true
             case .webSocket: takesWebSocket = true
             }
@@ -136,6 +167,7 @@ final class PendingFanOut: TurnPreparing {
         let text = JoinedRun(run, .text, needed: takesText)
         let json = JoinedRun(run, .json, needed: takesJSON)
         let webSocket = JoinedRun(run, .webSocket, needed: takesWebSocket)
+        let zoned = zones.map { JoinedRun(run, zone: $0) }
         var issuers: [UInt64] = []
         for entry in run {
             if let skipped = entry.skipped, !issuers.contains(skipped) { issuers.append(skipped) }
@@ -146,6 +178,13 @@ final class PendingFanOut: TurnPreparing {
                 webSocket.bytes.withUnsafeBufferPointer { webSocketBytes in
                     Self.forEach(recipients) { session in
                         let format = session.eventFormat
+                        if marked, format == .text, let zone = session.zone, let index = zones.firstIndex(of: zone) {
+                            written += zoned[index].bytes.withUnsafeBufferPointer { bytes in
+                                Self.send(run: bytes, ends: zoned[index].ends, skips: skips, issuers: issuers, to: session,
+                                          direct: direct)
+                            }
+                            return
+                        }
                         let bytes = switch format {
                         case .text: textBytes
                         case .json: jsonBytes
@@ -161,21 +200,34 @@ final class PendingFanOut: TurnPreparing {
                         case .json: json.ends
                         case .webSocket: webSocket.ends
                         }
-                        var from = 0
-                        for index in skips.indices {
-                            let eventStart = index == 0 ? 0 : ends[index - 1]
-                            if skips[index] == session.id {
-                                if from < eventStart { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from..<eventStart])) }
-                                from = ends[index]
-                            } else {
-                                written += 1
-                            }
-                        }
-                        if from < bytes.count { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from...])) }
+                        written += Self.send(run: bytes, ends: ends, skips: skips, issuers: issuers, to: session, direct: direct)
                     }
                 }
             }
         }
+        return written
+    }
+
+    /// One run's joined events to one session, but those it caused; returns how many
+    /// event writes that made.
+    private static func send(run bytes: UnsafeBufferPointer<UInt8>, ends: [Int], skips: [UInt64?], issuers: [UInt64],
+                             to session: Session, direct: Bool) -> Int {
+        guard issuers.contains(session.id) else {
+            send(bytes, to: session, direct: direct)
+            return skips.count
+        }
+        var written = 0
+        var from = 0
+        for index in skips.indices {
+            let eventStart = index == 0 ? 0 : ends[index - 1]
+            if skips[index] == session.id {
+                if from < eventStart { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from..<eventStart])) }
+                from = ends[index]
+            } else {
+                written += 1
+            }
+        }
+        if from < bytes.count { session.connection.send(UnsafeBufferPointer(rebasing: bytes[from...])) }
         return written
     }
 

@@ -24,7 +24,7 @@ extension CommandContext {
         let id = try db.insertDM(sender: caller.id, recipient: delivery == .delivered ? recipient.id : caller.id, text: text, at: timestamp)
         let message: JSONValue = .object([("id", .int(id)), ("to", .string(recipient.name)), ("from", .string(caller.name)),
                                           ("text", .string(text)), ("at", .string(timestamp))])
-        let line = "\(present.clock(now)) \(caller.name) → \(recipient.name): \(BidiClosing.closed(text))"
+        let line = "\(TimeMarks.clock(now)) \(caller.name) → \(recipient.name): \(BidiClosing.closed(text))"
         switch delivery {
         case .delivered:
             let event = try emit("dm", room: nil, user: recipient.id, payload: [("message", message)], text: line,
@@ -110,7 +110,8 @@ extension CommandContext {
         let more = found.count > fitting
         let events = Array(found.prefix(fitting))
         let last = events.last?.id ?? after
-        let body = events.map { "  #\($0.id) \(TextLine.sanitized($0.text))" }
+        // Times in the texts shown in the caller's zone (`TimeMarks`), as their live events were.
+        let body = events.map { "  #\($0.id) \(TextLine.sanitized(TimeMarks.resolved($0.text, calendar: present.calendar)))" }
         let objects = events.map { JSONValue.raw(Event.storedJSON(id: $0.id, name: $0.name, at: $0.at, by: $0.by, payload: $0.payload)) }
         let hint = more ? " · more: SYNC \(last)" : ""
         var done = result(.ok("\(events.count) event\(events.count == 1 ? "" : "s") after #\(after)\(hint)", body: body,

@@ -50,6 +50,9 @@ final class Session {
     /// fan-out asks it once per recipient.
     private(set) var eventFormat = EventFormat.text
     var account: SignedInAccount?
+    /// The zone its person reads times in, when not the server's: read with the account
+    /// at login, changed by `notify.tz` (`Hub.deliver`).
+    var zone: ReaderZone?
     /// The token this session logged in with (AUTH), so revoking it can close the session
     /// and WHOAMI can name it; nil for a password login.
     var token: TokenRecord?
@@ -115,8 +118,13 @@ final class Session {
         connection.sendReply(webSocket == nil ? line : WebSocketFrameHeader.textFrame(ofLine: line))
     }
 
+    /// In text mode, a reader in a zone of their own gets the event's times in it.
     func send(_ event: RenderedEvent) {
-        connection.send(event.bytes(for: eventFormat))
+        if eventFormat == .text, let zone, event.marked != nil {
+            connection.send(zone.textLine(of: event))
+        } else {
+            connection.send(event.bytes(for: eventFormat))
+        }
     }
 
     /// Writes what is queued, then closes; a WebSocket session first says why in a close

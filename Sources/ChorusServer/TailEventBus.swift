@@ -71,10 +71,11 @@ final class TailEventBus: EventBus {
             switch record.body {
             case .event(let event, let audience):
                 if let last = pending.last, last.id + 1 != record.id { endRun() }
-                let rendered = Event.storedRendering(id: event.id, name: event.name, at: event.at, by: event.by,
-                                                     payload: event.payload, text: event.text)
-                pending.append(Delivery(id: record.id, event: rendered, audience: audience,
-                                        isNotice: NoticeKind.isNotice(eventNamed: event.name)))
+                let rendered = Event.storedRendering(event)
+                var delivery = Delivery(id: record.id, event: rendered, audience: audience,
+                                        isNotice: NoticeKind.isNotice(eventNamed: event.name))
+                delivery.setsZone = ReaderZone.set(by: event)
+                pending.append(delivery)
             case .control(let control):
                 endRun()
                 runs.append((record.id...record.id, FanOut(foreign: [], control: control, ids: record.id...record.id)))

@@ -124,7 +124,7 @@ extension CommandContext {
             case .nextOccurrenceAdded:
                 guard let next else { continue }
                 let whose = next.assignee.map { " for \($0)" } ?? ""
-                try emitTask("task.added", next, text: "next time: #\(next.id) \(next.title)\(whose), \(present.dueText(next))\(place(next))")
+                try emitTask("task.added", next, text: "next time: #\(next.id) \(next.title)\(whose), \(TimeMarks.dueText(next, now: now))\(place(next))")
                 fields.append(("next", present.task(next)))
                 try queueAssigned(next)
                 summary += " · next: #\(next.id)\(whose), \(present.dueText(next))"

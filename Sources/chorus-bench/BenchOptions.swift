@@ -23,6 +23,9 @@ struct BenchOptions: Sendable {
     var payload = 64
     /// fanout: the output mode members read events in (`json`, as a bot; `text`, as a person).
     var mode = "json"
+    /// `--tz Z1,Z2,...`: fanout members in text mode choose these zones (`NOTIFY tz=`), in
+    /// turn by member number; none keeps the server's zone.
+    var zones: [String] = []
     /// `--transport`: line sessions, or WebSocket sessions through the web door.
     var transport = BenchTransport.line
     /// `--healthz MS`: fanout polls `GET /healthz` every MS ms while it measures.
@@ -68,6 +71,7 @@ struct BenchOptions: Sendable {
         sizes:
           --members N --senders S --messages M --window W --payload P   fanout (100, 10, 200, 16, 64)
           --mode json|text                                              fanout: how members read events (json)
+          --tz ZONE[,ZONE...]                                           fanout --mode text: members' zones, in turn (the server's)
           --sessions C --accounts U --parallel P                        connections (2000, 100, 64)
           --loops K --seconds D                                         handshake, login (4, 10)
           --clients T --seconds D --window W                            writes, tasks (8, 10, 1)
@@ -125,6 +129,7 @@ struct BenchOptions: Sendable {
             if options.spawn != nil { throw BenchFailure("--servers measures running nodes; it cannot be combined with --spawn") }
             if options.addressGiven { throw BenchFailure("give either --servers or --host/--port, not both") }
         }
+        if !options.zones.isEmpty && options.mode != "text" { throw BenchFailure("--tz needs --mode text") }
         if options.transport == .websocket && (options.mode == "text" || options.workload == .handshake) {
             throw BenchFailure("--transport websocket sessions are in JSON mode: not with --mode text or handshake")
         }
@@ -157,6 +162,9 @@ struct BenchOptions: Sendable {
         case "--mode":
             guard value == "json" || value == "text" else { throw BenchFailure("--mode is json or text, not \(value)") }
             mode = value
+        case "--tz":
+            zones = value.split(separator: ",").map(String.init)
+            guard !zones.isEmpty, zones.allSatisfy({ !$0.contains(" ") }) else { throw BenchFailure("--tz is ZONE[,ZONE...], not \(value)") }
         case "--transport":
             guard let transport = BenchTransport(rawValue: value) else {
                 throw BenchFailure("--transport is line or websocket, not \(value)")

@@ -107,13 +107,21 @@ final class FanoutShard: BenchShard {
     }
 
     /// Members read events as a person does, one text line each (`MODE text`); set-up
-    /// itself needs JSON replies, so this comes after it.
-    func switchToTextMode(completion: @escaping (BenchFailure?) -> Void) {
+    /// itself needs JSON replies, so this comes after it. With `zones`, each member first
+    /// chooses one (`NOTIFY tz=`), in turn by number, so its lines are made in that zone.
+    func switchToTextMode(zones: [String] = [], completion: @escaping (BenchFailure?) -> Void) {
         textMode = true
-        var waiting = members.count
+        var waiting = members.count * (zones.isEmpty ? 1 : 2)
         var failure: BenchFailure?
         guard waiting > 0 else { return completion(nil) }
         for member in members {
+            if !zones.isEmpty {
+                member.session.request("NOTIFY tz=\(zones[member.number % zones.count])") { reply in
+                    if !reply.ok && failure == nil { failure = BenchFailure("NOTIFY tz=: \(reply.errorSummary)") }
+                    waiting -= 1
+                    if waiting == 0 { completion(failure) }
+                }
+            }
             member.session.request("MODE text") { reply in
                 if !reply.ok && failure == nil { failure = BenchFailure("MODE text: \(reply.errorSummary)") }
                 waiting -= 1

@@ -28,7 +28,7 @@ enum FanoutWorkload: Workload {
         }
         if options.mode == "text" {
             try generator.run("switch members to text mode", timeout: options.timeout) { shard, finish in
-                shard.switchToTextMode(completion: finish)
+                shard.switchToTextMode(zones: options.zones, completion: finish)
             }
         }
         let setupSeconds = Date().timeIntervalSince(setupStart)
@@ -77,7 +77,7 @@ enum FanoutWorkload: Workload {
         report.parameters = [
             ("members", .int(options.members)), ("senders", .int(options.senders)),
             ("messages", .int(options.messages)), ("window", .int(plan.window)), ("payload", .int(options.payload)),
-            ("mode", .string(options.mode)),
+            ("mode", .string(options.mode)), ("zones", .array(options.zones.map { .string($0) })),
             ("healthz_interval_ms", options.healthzInterval.map { .number($0 * 1000, digits: 1) } ?? .null),
             ("members_per_node", .array(NodeAssignment.counts(of: options.members, nodes: context.nodeCount).map { .int($0) })),
         ]

@@ -151,6 +151,31 @@ import Testing
         #expect(received[0].header("Urgency") == "high" && received[0].header("Topic") == "task-\(bins)")
     }
 
+    /// A reminder's push tells the due time in its reader's zone (`NOTIFY tz=`), as text mode does.
+    @Test func aReminderPushSaysTheReadersTime() throws {
+        let service = try Self.pushService()
+        let clock = ManualClock(ReaderZoneTests.start)
+        let server = try Self.server(service, clock: clock)
+        let ann = try server.device("ann")
+        let flat = id(try ann.ok("ROOM CREATE Flat")["room"])
+        try ann.ok("NOTIFY tz=Pacific/Auckland")
+        let key = try #require(try ann.ok("PUSH KEY")["key"] as? String)
+        let phone = try Browser(endpoint: service.url("/push/ann"))
+        try ann.ok(phone.subscribeLine)
+        try ann.ok("TASK ADD \(flat) Bins due=2026-12-08T09:00:00Z remind=+1h assign=ann")
+        _ = try? ann.client.json("QUIT")
+
+        clock.advance(by: 3600)
+        let checked = DispatchSemaphore(value: 0)
+        server.server?.checkNotices { checked.signal() }
+        #expect(checked.wait(timeout: .now() + 10) == .success)
+        let received = Self.pushes(service, count: 1)
+        try #require(received.count == 1)
+        let payload = try Self.check(received[0], serverKey: key, browser: phone, service: service)
+        // 09:00 UTC on the 8th is 22:00 that day in Auckland, where it is past midnight already.
+        #expect((payload["body"] as? String ?? "").hasPrefix("Due today 22:00"), "\(payload)")
+    }
+
     /// NOTIFY's choices decide: a kind turned off is not pushed, push off pushes nothing,
     /// and quiet hours hold a notice until they end.
     @Test func choicesAndQuietHoursDecide() throws {
