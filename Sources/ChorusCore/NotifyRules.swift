@@ -22,20 +22,6 @@ public enum NotifyRules {
         return zone.identifier
     }
 
-    /// An address mail may be sent to: one line of printable ASCII with one `@`, a local
-    /// part and a dotted domain, at most 254 bytes (RFC 5321's path limit).
-    public static func checkEmailAddress(_ address: String) throws(DomainError) {
-        let bytes = Array(address.utf8)
-        let at = bytes.firstIndex(of: UInt8(ascii: "@"))
-        guard (3...254).contains(bytes.count), bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "<") && $0 != UInt8(ascii: ">") && $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "\"") }),
-              let at, at > 0, bytes.lastIndex(of: UInt8(ascii: "@")) == at
-        else { throw .badEmailAddress(address) }
-        let domain = bytes[(at + 1)...]
-        guard domain.count >= 3, domain.contains(UInt8(ascii: ".")), domain.first != UInt8(ascii: "."), domain.last != UInt8(ascii: ".") else {
-            throw .badEmailAddress(address)
-        }
-    }
-
     /// Whether `kind` goes out by push or mail to a person with these choices.
     public static func wants(_ kind: NotifyKind, _ choices: NotifyChoices) -> Bool {
         choices.kinds.contains(kind) && (choices.push || choices.mailTo != nil)

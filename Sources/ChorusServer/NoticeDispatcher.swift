@@ -81,6 +81,7 @@ final class NoticeDispatcher: Sendable {
         }
         timer?.cancel()
         push.shutdown()
+        mailer?.stop()
     }
 
     /// One claim at a time per node; a wake during one makes another right after it.
@@ -260,6 +261,8 @@ public struct NoticeTiming: Sendable {
 /// and claimed again later).
 protocol NoticeMailer: Sendable {
     func send(_ notice: ClaimedNotice, to address: String, completion: @escaping @Sendable (MailSent) -> Void) -> Bool
+    /// Ends the mailer's threads; mail in flight is abandoned (its rows' leases run out).
+    func stop()
 }
 
 enum MailSent: Sendable {

@@ -1,5 +1,6 @@
 import ChorusCore
 import ChorusCrypto
+import ChorusOutbound
 import ChorusProtocol
 import ChorusStore
 import Foundation
@@ -37,7 +38,11 @@ extension CommandContext {
     /// the code comes back (`notifyEmailVerify`).
     func notifyEmail(address: String) throws -> CommandResult {
         guard mailEnabled else { throw DomainError.mailNotConfigured }
-        try NotifyRules.checkEmailAddress(address)
+        do {
+            _ = try MailAddress(parsing: address)
+        } catch {
+            throw DomainError.badEmailAddress(address)
+        }
         if let waiting = try db.emailCode(ofUser: caller.id),
            let wait = NotifyRules.codeRetryAfter(expires: waiting.expires, now: now) {
             throw DomainError.emailCodeTooSoon(retryAfter: wait)

@@ -166,13 +166,16 @@ public final class Server: Sendable {
         self.clusterPresence = clusterPresence
         let state = ServerState(bus: bus, presence: clusterPresence ?? LocalPresence(), loginCounts: loginCounts,
                                 notices: ledger, scheduler: shared ? EveryNodeSchedules() : FirstLoopSchedules(),
-                                metrics: metrics)
+                                metrics: metrics, mailEnabled: configuration.smtp != nil)
         self.state = state
         // Pushes and mail go from threads of their own (CONTRACT §10), never a loop's.
         let pushQueue = OutboundQueue(settings: OutboundQueue.Settings(name: "chorus-push"),
                                       client: OutboundClientSettings(policy: AddressPolicy(allowing: configuration.pushAllow),
                                                                      caFile: configuration.pushCA))
-        let dispatcher = NoticeDispatcher(database: database, push: pushQueue, mailer: nil, timing: configuration.noticeTiming, clock: clock,
+        let mailer = configuration.smtp.map { smtp in
+            SMTPNoticeMailer(smtp: smtp, origin: { [weak state] in state?.publicOrigin.origin ?? "" })
+        }
+        let dispatcher = NoticeDispatcher(database: database, push: pushQueue, mailer: mailer, timing: configuration.noticeTiming, clock: clock,
                                           metrics: metrics,
                                           subject: { [weak state, mailFrom = configuration.mailFrom] in
             mailFrom.map { "mailto:" + $0 } ?? state.map { $0.publicOrigin.origin } ?? "https://localhost"

@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     public var pushCA: String?
     /// The sender of mail (`--mail-from`), also VAPID's contact when set.
     public var mailFrom: String?
+    /// Where notice mail goes out (`--smtp`, `--smtp-ca`, `CHORUS_SMTP_PASSWORD`, with
+    /// `--mail-from`); nil: the server sends no mail.
+    public var smtp: SMTPSettings?
     /// How often dispatchers look for notices, and how long a claim holds.
     public var noticeTiming = NoticeTiming.standard
     /// `--acme` and its companions: obtain and renew the certificate from an ACME CA,

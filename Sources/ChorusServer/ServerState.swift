@@ -45,12 +45,15 @@ final class ServerState: Sendable {
     /// Sends queued notices; woken by commands that queue some. Nil before start and
     /// after shutdown.
     let noticeDispatcher = Locked<NoticeDispatcher?>(nil)
+    /// Whether notices may go by mail (`--smtp` and `--mail-from` given).
+    let mailEnabled: Bool
     private let hubList = Locked<[LoopBound<Hub>]>([])
     private let nextHub = Atomic<Int>(0)
 
     init(bus: any EventBus, presence: any Presence, loginCounts: any FailedLoginCounts, notices: any NoticeLedger,
-         scheduler: any SchedulerElection, metrics: Metrics = Metrics(node: nil)) {
+         scheduler: any SchedulerElection, metrics: Metrics = Metrics(node: nil), mailEnabled: Bool = false) {
         self.metrics = metrics
+        self.mailEnabled = mailEnabled
         self.bus = bus
         self.presence = presence
         self.loginCounts = loginCounts
@@ -58,8 +61,6 @@ final class ServerState: Sendable {
         self.scheduler = scheduler
     }
 
-    /// Whether notices may go by mail (`--smtp` and `--mail-from` given).
-    var mailEnabled: Bool { false }
 
     func wakeNoticeDispatcher() {
         noticeDispatcher.withLock { $0 }?.wake()

@@ -69,6 +69,11 @@ struct Flags {
                                    test push service; never in production)
           --mail-from ADDRESS      the From of mail chorusd sends, also the contact its Web
                                    Push signature gives push services
+          --smtp URL               send notice mail through this server: smtps://USER@HOST[:465]
+                                   or smtp://USER@HOST[:587] (STARTTLS required); the
+                                   password from CHORUS_SMTP_PASSWORD (needs --mail-from)
+          --smtp-ca FILE           trust only the certificates in FILE for the mail server
+                                   (a test mail server; never in production)
           --rate N, --burst N      commands per second per session and the burst above it;
                                    over it a session's input waits (default 20, 100)
           --scrypt-log-n N         password hash cost, log2 of scrypt's N (default 17; below 14 warns)
@@ -94,7 +99,7 @@ struct Flags {
         "--host", "--port", "--data", "--cert", "--key", "--max-line", "--sendq",
         "--handshake-timeout", "--idle-timeout", "--send-timeout", "--scrypt-log-n", "--rate", "--burst", "--max-connections",
         "--max-per-ip", "--exempt", "--loops", "--postgres", "--node", "--registration", "--register-rate",
-        "--web-origin", "--public-url", "--metrics-allow", "--push-allow", "--push-ca", "--mail-from",
+        "--web-origin", "--public-url", "--metrics-allow", "--push-allow", "--push-ca", "--mail-from", "--smtp", "--smtp-ca",
         "--acme", "--acme-email", "--acme-directory", "--acme-ca", "--acme-http-port",
     ]
 
@@ -117,6 +122,8 @@ struct Flags {
         var configuration = ServerConfiguration()
         var exempt: [AddressRange]?
         var metricsAllow: [AddressRange]?
+        var smtpURL: String?
+        var smtpCA: String?
         var postgres: String?
         var nodeGiven = false
         var acme = ACMEFlags()
@@ -188,17 +195,32 @@ struct Flags {
                 configuration.pushCA = value
             case "--mail-from":
                 do {
-                    try NotifyRules.checkEmailAddress(value)
+                    _ = try MailAddress(parsing: value)
                 } catch {
-                    throw Failure(message: "--mail-from takes an address like chores@example.org, not \(value)")
+                    throw Failure(message: "--mail-from takes an address like chores@example.org: \(error)")
                 }
                 configuration.mailFrom = value
+            case "--smtp": smtpURL = value
+            case "--smtp-ca": smtpCA = value
             case "--acme", "--acme-email", "--acme-directory", "--acme-ca", "--acme-http-port":
                 try acme.take(flag, value)
             default: throw Failure(message: "unknown flag \(flag) (see chorusd --help)")
             }
         }
         configuration.acme = try acme.settings(environment: environment)
+        if let smtpURL {
+            guard let mailFrom = configuration.mailFrom else {
+                throw Failure(message: "--smtp needs --mail-from ADDRESS, the sender of the mail")
+            }
+            do {
+                configuration.smtp = try SMTPSettings(url: smtpURL, password: environment["CHORUS_SMTP_PASSWORD"], caFile: smtpCA,
+                                                      mailFrom: mailFrom)
+            } catch {
+                throw Failure(message: "--smtp: \(error)")
+            }
+        } else if smtpCA != nil {
+            throw Failure(message: "--smtp-ca names the CA of the --smtp server; give --smtp URL too")
+        }
         do {
             configuration.noticeTiming = try NoticeTimingVariable.timing(environment: environment)
         } catch {

@@ -1,4 +1,5 @@
 @testable import ChorusOutbound
+import ChorusTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import ChorusTestSupport
 import ChorusLocking
 import ChorusOutbound
 import Dispatch

@@ -61,11 +61,11 @@ final class WebClient {
 
     // MARK: HTTP
 
-    func request(_ method: String, _ path: String, headers: [(String, String)] = [], close: Bool = false) throws -> Response {
+    func request(_ method: String, _ path: String, headers: [(String, String)] = [], body: String = "", close: Bool = false) throws -> Response {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if close { head += "Connection: close\r\n" }
-        try send(head + "\r\n")
+        try send(head + "\r\n" + body)
         return try readResponse(headOnly: method == "HEAD")
     }
 

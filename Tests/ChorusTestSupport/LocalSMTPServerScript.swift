@@ -3,8 +3,8 @@
 /// mail folder as N.eml with N.json beside it (envelope, the AUTH user, whether the
 /// session was encrypted); every AUTH attempt is appended to auth-attempts; a file named
 /// ready appears once the server listens.
-enum LocalSMTPServerScript {
-    static let source = #"""
+public enum LocalSMTPServerScript {
+    public static let source = #"""
 import argparse, asyncio, json, os, signal, ssl, threading, time
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword

@@ -3,19 +3,19 @@ import Foundation
 
 /// Reads a message back with Python's own `email` package (a parser nobody here wrote)
 /// and returns what it made of it: the decoded headers, both bodies, and its defects.
-enum MailParser {
-    struct Parsed {
-        let fields: [String: Any]
-        func string(_ key: String) -> String? { fields[key] as? String }
-        var defects: [String] { fields["defects"] as? [String] ?? ["(none reported)"] }
-        var headerNames: [String] { fields["header_names"] as? [String] ?? [] }
+public enum MailParser {
+    public struct Parsed {
+        public let fields: [String: Any]
+        public func string(_ key: String) -> String? { fields[key] as? String }
+        public var defects: [String] { fields["defects"] as? [String] ?? ["(none reported)"] }
+        public var headerNames: [String] { fields["header_names"] as? [String] ?? [] }
     }
 
     /// Python is there; under CI=true the tests run regardless and fail without it.
-    static let isUsable = ProcessInfo.processInfo.environment["CI"] == "true"
+    public static let isUsable = ProcessInfo.processInfo.environment["CI"] == "true"
         || FileManager.default.isExecutableFile(atPath: LocalSMTPServer.python)
 
-    static let script = #"""
+    public static let script = #"""
 import email, email.policy, email.utils, json, sys
 data = open(sys.argv[1], "rb").read()
 message = email.message_from_bytes(data, policy=email.policy.default)
@@ -38,14 +38,14 @@ out["header_names"] = list(message.keys())
 print(json.dumps(out))
 """#
 
-    static func parse(_ message: [UInt8]) throws -> Parsed {
+    public static func parse(_ message: [UInt8]) throws -> Parsed {
         let directory = try TemporaryDirectory()
         let path = directory.path + "/message.eml"
         try Data(message).write(to: URL(fileURLWithPath: path))
         return try parse(file: path)
     }
 
-    static func parse(file path: String) throws -> Parsed {
+    public static func parse(file path: String) throws -> Parsed {
         let result = try run([LocalSMTPServer.python, "-c", script, path])
         guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any] else {
             throw ParseFailure(description: "Python's email parser failed: \(result.output)")
@@ -54,7 +54,7 @@ print(json.dumps(out))
     }
 
     /// Runs a program to its end; its exit status and what it wrote (stdout and stderr).
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    public static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
@@ -67,7 +67,7 @@ print(json.dumps(out))
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
-    struct ParseFailure: Error, CustomStringConvertible {
-        let description: String
+    public struct ParseFailure: Error, CustomStringConvertible {
+        public let description: String
     }
 }

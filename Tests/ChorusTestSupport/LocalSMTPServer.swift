@@ -5,8 +5,8 @@ import Foundation
 /// A real SMTP server for a test: aiosmtpd in a Python process of its own on a free
 /// loopback port, with a fresh self-signed certificate (SAN localhost and 127.0.0.1)
 /// that clients trust only through its file. Stopped (by its pid) when released.
-final class LocalSMTPServer {
-    enum TLS: String {
+public final class LocalSMTPServer {
+    public enum TLS: String, Sendable {
         /// STARTTLS required before anything, AUTH required and only after TLS.
         case startTLS = "starttls"
         /// TLS from the first byte (smtps), AUTH required.
@@ -15,7 +15,7 @@ final class LocalSMTPServer {
         case none
     }
 
-    enum Behaviour: String {
+    public enum Behaviour: String, Sendable {
         case accept
         /// 550 to every RCPT.
         case refuseRecipient = "refuse-recipient"
@@ -28,32 +28,32 @@ final class LocalSMTPServer {
     }
 
     /// One message as the server received it.
-    struct Received {
-        let message: [UInt8]
-        let messagePath: String
-        let mailFrom: String
-        let recipients: [String]
-        let authUser: String?
-        let encrypted: Bool
+    public struct Received {
+        public let message: [UInt8]
+        public let messagePath: String
+        public let mailFrom: String
+        public let recipients: [String]
+        public let authUser: String?
+        public let encrypted: Bool
     }
 
-    static let python = "/usr/bin/python3"
-    static let user = "mailer"
-    static let password = "correct horse battery"
+    public static let python = "/usr/bin/python3"
+    public static let user = "mailer"
+    public static let password = "correct horse battery"
 
     /// aiosmtpd is importable; under CI=true the tests run regardless and fail without it.
-    static let isUsable: Bool = {
+    public static let isUsable: Bool = {
         if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
         return (try? MailParser.run([python, "-c", "import aiosmtpd.controller"]).status) == 0
     }()
 
-    let port: Int
-    let certificatePath: String
-    let mailDirectory: String
+    public let port: Int
+    public let certificatePath: String
+    public let mailDirectory: String
     private let directory: TemporaryDirectory
     private let process: Process
 
-    init(tls: TLS, behaviour: Behaviour = .accept) throws {
+    public init(tls: TLS, behaviour: Behaviour = .accept) throws {
         directory = try TemporaryDirectory()
         certificatePath = directory.path + "/server.crt"
         let keyPath = directory.path + "/server.key"
@@ -100,7 +100,7 @@ final class LocalSMTPServer {
     }
 
     /// Messages accepted so far, in order.
-    var received: [Received] {
+    public var received: [Received] {
         var result: [Received] = []
         var index = 1
         while let meta = FileManager.default.contents(atPath: "\(mailDirectory)/\(index).json"),
@@ -115,12 +115,12 @@ final class LocalSMTPServer {
     }
 
     /// `MECHANISM USER` for every AUTH the server was sent.
-    var authAttempts: [String] {
+    public var authAttempts: [String] {
         let text = (try? String(contentsOfFile: mailDirectory + "/auth-attempts", encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map(String.init)
     }
 
-    struct StartFailure: Error, CustomStringConvertible {
-        let description: String
+    public struct StartFailure: Error, CustomStringConvertible {
+        public let description: String
     }
 }
