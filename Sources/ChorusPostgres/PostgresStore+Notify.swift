@@ -26,7 +26,31 @@ extension PostgresStore {
     }
 
     public func stopMail(token: String) throws -> Bool {
-        try write("UPDATE notify_choices SET email_on = false WHERE mail_stop = $1", [.text(token)]) > 0
+        guard try write("UPDATE notify_choices SET email_on = false WHERE mail_stop = $1", [.text(token)]) > 0 else { return false }
+        try write("""
+            DELETE FROM notice_outbox WHERE mail_to IS NOT NULL AND kind <> 'email.verify'
+              AND user_id = (SELECT user_id FROM notify_choices WHERE mail_stop = $1)
+            """, [.text(token)])
+        return true
+    }
+
+    public func renewNoticeClaims(ids: [Int64], until: Int64) throws {
+        guard !ids.isEmpty else { return }
+        try write("UPDATE notice_outbox SET claimed_until = $2 WHERE id = ANY($1::bigint[])",
+                  [.text("{" + ids.map(String.init).joined(separator: ",") + "}"), .int(until)])
+    }
+
+    public func dropUnwantedNotices(user: Int64, choices: NotifyChoices) throws {
+        try write("""
+            DELETE FROM notice_outbox WHERE user_id = $1 AND kind <> 'email.verify'
+              AND ((subscription IS NOT NULL AND NOT $2) OR (mail_to IS NOT NULL AND NOT $3) OR NOT (kind = ANY($4::text[])))
+            """, [.int(user), .bool(choices.push), .bool(choices.emailOn),
+                  .text("{" + choices.kinds.map(\.eventName).joined(separator: ",") + "}")])
+    }
+
+    public func endNotices(user: Int64) throws {
+        try write("DELETE FROM push_subscriptions WHERE user_id = $1", [.int(user)])
+        try write("DELETE FROM notice_outbox WHERE user_id = $1", [.int(user)])
     }
 
     public func saveEmailCode(user: Int64, address: String, digest: String, expires: Int64) throws {
@@ -71,22 +95,22 @@ extension PostgresStore {
         return Int(rows)
     }
 
-    public func claimNotices(readyAt now: Int64, leaseUntil: Int64, limit: Int) throws -> [ClaimedNotice] {
+    public func claimNotices(readyAt now: Int64, leaseUntil: Int64, limit: Int, mail: Bool) throws -> [ClaimedNotice] {
         writes += 1
         return try rows("""
             WITH claimed AS (
               UPDATE notice_outbox o SET claimed_until = $2
-              FROM (SELECT id FROM notice_outbox WHERE not_before <= $1 AND claimed_until <= $1 ORDER BY id LIMIT $3
-                    FOR UPDATE SKIP LOCKED) ready
+              FROM (SELECT id FROM notice_outbox WHERE not_before <= $1 AND claimed_until <= $1 AND (mail_to IS NULL OR $4)
+                    ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED) ready
               WHERE o.id = ready.id
               RETURNING o.id, o.user_id, o.kind, o.title, o.body, o.url, o.topic, o.urgency, o.ttl, o.mail_to, o.subscription
             )
             SELECT c.id, c.user_id, c.kind, c.title, c.body, c.url, c.topic, c.urgency, c.ttl, c.mail_to,
               s.id, s.user_id, s.endpoint, s.p256dh, s.auth, s.label, s.created, s.last_used, n.mail_stop
             FROM claimed c LEFT JOIN push_subscriptions s ON s.id = c.subscription
-              LEFT JOIN notify_choices n ON n.user_id = c.user_id AND c.mail_to IS NOT NULL
+              LEFT JOIN notify_choices n ON n.user_id = c.user_id AND n.email = c.mail_to
             ORDER BY c.id
-            """, [.int(now), .int(leaseUntil), .int(Int64(limit))]) { row in
+            """, [.int(now), .int(leaseUntil), .int(Int64(limit)), .bool(mail)]) { row in
             let subscription = try row.string(12).map { endpoint in
                 PushSubscriptionRecord(id: try row.int(10), user: try row.int(11), endpoint: endpoint, p256dh: row.text(13),
                                        auth: row.text(14), label: row.text(15), created: row.text(16), lastUsed: row.string(17))
@@ -113,9 +137,6 @@ extension PostgresStore {
         try write("DELETE FROM push_subscriptions WHERE id = $1", [.int(id)])
     }
 
-    public func nextQueuedNotice() throws -> Int64? {
-        try row("SELECT min(greatest(not_before, claimed_until)) FROM notice_outbox") { try $0.int64(0) } ?? nil
-    }
 
     private static func optional(_ text: String?) -> PostgresValue { text.map { .text($0) } ?? .null }
 }

@@ -25,7 +25,30 @@ extension Database {
 
     public func stopMail(token: String) throws -> Bool {
         try prepare("UPDATE notify_choices SET email_on = 0 WHERE mail_stop = ?1").run(.text(token))
-        return changes > 0
+        guard changes > 0 else { return false }
+        try prepare("""
+            DELETE FROM notice_outbox WHERE mail_to IS NOT NULL AND kind <> 'email.verify'
+              AND user = (SELECT user FROM notify_choices WHERE mail_stop = ?1)
+            """).run(.text(token))
+        return true
+    }
+
+    public func renewNoticeClaims(ids: [Int64], until: Int64) throws {
+        let renew = try prepare("UPDATE notice_outbox SET claimed_until = ?2 WHERE id = ?1")
+        for id in ids { try renew.run(.integer(id), .integer(until)) }
+    }
+
+    public func dropUnwantedNotices(user: Int64, choices: NotifyChoices) throws {
+        let wanted = choices.kinds.map { "'\($0.eventName)'" }.joined(separator: ",")
+        try prepare("""
+            DELETE FROM notice_outbox WHERE user = ?1 AND kind <> 'email.verify'
+              AND ((subscription IS NOT NULL AND NOT ?2) OR (mail_to IS NOT NULL AND NOT ?3) OR kind NOT IN (\(wanted)))
+            """).run(.integer(user), .integer(choices.push ? 1 : 0), .integer(choices.emailOn ? 1 : 0))
+    }
+
+    public func endNotices(user: Int64) throws {
+        try prepare("DELETE FROM push_subscriptions WHERE user = ?1").run(.integer(user))
+        try prepare("DELETE FROM notice_outbox WHERE user = ?1").run(.integer(user))
     }
 
     public func saveEmailCode(user: Int64, address: String, digest: String, expires: Int64) throws {
@@ -72,19 +95,20 @@ extension Database {
         return rows
     }
 
-    public func claimNotices(readyAt now: Int64, leaseUntil: Int64, limit: Int) throws -> [ClaimedNotice] {
+    public func claimNotices(readyAt now: Int64, leaseUntil: Int64, limit: Int, mail: Bool) throws -> [ClaimedNotice] {
         let ids = try prepare("""
             UPDATE notice_outbox SET claimed_until = ?2
-            WHERE id IN (SELECT id FROM notice_outbox WHERE not_before <= ?1 AND claimed_until <= ?1 ORDER BY id LIMIT ?3)
+            WHERE id IN (SELECT id FROM notice_outbox WHERE not_before <= ?1 AND claimed_until <= ?1 AND (mail_to IS NULL OR ?4)
+                         ORDER BY id LIMIT ?3)
             RETURNING id
-            """).rows(.integer(now), .integer(leaseUntil), .integer(Int64(limit))) { $0.int(0) }
+            """).rows(.integer(now), .integer(leaseUntil), .integer(Int64(limit)), .integer(mail ? 1 : 0)) { $0.int(0) }
         guard !ids.isEmpty else { return [] }
         return try ids.sorted().compactMap { id in
             try prepare("""
                 SELECT o.id, o.user, o.kind, o.title, o.body, o.url, o.topic, o.urgency, o.ttl, o.mail_to,
                   s.id, s.user, s.endpoint, s.p256dh, s.auth, s.label, s.created, s.last_used, n.mail_stop
                 FROM notice_outbox o LEFT JOIN push_subscriptions s ON s.id = o.subscription
-                  LEFT JOIN notify_choices n ON n.user = o.user AND o.mail_to IS NOT NULL
+                  LEFT JOIN notify_choices n ON n.user = o.user AND n.email = o.mail_to
                 WHERE o.id = ?1
                 """).row(.integer(id), map: Self.claimedNotice)
         }
@@ -117,7 +141,4 @@ extension Database {
         try prepare("DELETE FROM push_subscriptions WHERE id = ?1").run(.integer(id))
     }
 
-    public func nextQueuedNotice() throws -> Int64? {
-        try prepare("SELECT min(max(not_before, claimed_until)) FROM notice_outbox").row { $0.optionalInt(0) } ?? nil
-    }
 }

@@ -94,6 +94,8 @@ extension CommandContext {
         _ = try db.setDisabled(name: account.name, disabled)
         // A disabled account's calendar addresses end too; enabling again does not bring them back.
         if disabled { _ = try db.deleteCalendarLinks(user: account.id) }
+        // Its devices' subscriptions and waiting notices end too, as its sessions do.
+        if disabled { try db.endNotices(user: account.id) }
         Log.info(disabled ? "admin disabled" : "admin enabled", ["user": account.name, "by": caller.name])
         var done = result(.ok("\(account.name) is \(disabled ? "disabled; their sessions are closed" : "enabled")",
                               [("user", .string(account.name)), ("disabled", .bool(disabled))]))

@@ -29,9 +29,12 @@ extension CommandContext {
         try emit("comment", room: task.room, user: task.room == nil ? task.ownerID : nil,
                  payload: [("room", task.room.map { .int($0) } ?? .null), ("comment", comment)],
                  text: "\(TimeMarks.clock(now)) \(caller.name) on #\(taskID) \(task.title): \(BidiClosing.closed(text))", audience: try audience(of: task))
-        // "A comment on a task of yours": the task's assignee and its creator.
+        // "A comment on a task of yours": the task's assignee and its creator, while they
+        // can still read it (a creator who left the room hears nothing more of it).
+        let readers = Set(try audience(of: task))
         var owners = [task.creatorID]
         if let name = task.assignee, let assignee = try db.account(named: name) { owners.append(assignee.id) }
+        owners = owners.filter(readers.contains)
         try queueNotice(.comment, .task(.comment, task, detail: "\(caller.name): \(text)"), for: owners)
         try queueMentions(in: text, room: try task.room.map { ($0, task.roomName ?? "") }, task: task, except: Set(owners))
         return result(.ok("commented on #\(taskID)", [("comment", comment)]))

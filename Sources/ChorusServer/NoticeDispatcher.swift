@@ -39,6 +39,11 @@ final class NoticeDispatcher: Sendable {
         var stopped = false
         var counts = Counts()
         var claimFailing = false
+        /// Rows handed to a queue and not yet settled: their claims are renewed at every
+        /// claim, so however long a queue holds them no other claim takes them.
+        var inFlight = Set<Int64>()
+        /// A queue refused a row in the last batch: wait for the poll rather than claim again.
+        var refused = false
     }
 
     /// The most rows one claim takes: the push queue holds 1,024.
@@ -98,10 +103,20 @@ final class NoticeDispatcher: Sendable {
         guard go else { return }
         let lease = timing.lease
         let clock = self.clock
+        let inFlight = state.withLock { state -> [Int64] in
+            state.refused = false
+            return Array(state.inFlight)
+        }
+        // No more than the push queue can take now (the mail queue is as large).
+        let limit = min(Self.claimBatch, max(0, push.settings.capacity - push.held))
+        let mail = mailer != nil
         database.submit({ db -> (notices: [ClaimedNotice], key: VAPIDKeyRecord?) in
             let now = clock.now()
             let second = Int64(now.timeIntervalSince1970)
-            let notices = try db.claimNotices(readyAt: second, leaseUntil: second + Int64(lease.rounded(.up)), limit: Self.claimBatch)
+            let until = second + Int64(lease.rounded(.up))
+            try db.renewNoticeClaims(ids: inFlight, until: until)
+            guard limit > 0 else { return ([], nil) }
+            let notices = try db.claimNotices(readyAt: second, leaseUntil: until, limit: limit, mail: mail)
             let key = notices.contains { $0.subscription != nil } ? try CommandContext.vapidKey(db, now: Timestamp.rfc3339(now)) : nil
             return (notices, key)
         }) { [self] result in
@@ -109,12 +124,20 @@ final class NoticeDispatcher: Sendable {
                 switch result {
                 case .success(let claimed):
                     noteClaim(worked: true, nil)
-                    send(claimed.notices, key: claimed.key)
+                    // A row this node is still sending (its claim had lapsed before a
+                    // renewal) is not sent twice.
+                    let fresh = state.withLock { state -> [ClaimedNotice] in
+                        let fresh = claimed.notices.filter { !state.inFlight.contains($0.id) }
+                        for notice in fresh { state.inFlight.insert(notice.id) }
+                        return fresh
+                    }
+                    send(fresh, key: claimed.key)
                     let again = state.withLock { state -> Bool in
                         state.claiming = false
                         defer { state.wokenWhileClaiming = false }
-                        // A full batch may have more behind it.
-                        return state.wokenWhileClaiming || claimed.notices.count == Self.claimBatch
+                        // A full batch may have more behind it; a queue that refused one
+                        // has no room for them: the poll comes back.
+                        return !state.refused && (state.wokenWhileClaiming || claimed.notices.count == Self.claimBatch)
                     }
                     if again { claim() }
                 case .failure(let error):
@@ -174,8 +197,8 @@ final class NoticeDispatcher: Sendable {
                 count { $0.subscriptionsEnded += 1 }
                 settle(notice, .endSubscription(subscription.id))
             case .abandoned:
-                // Shutting down: the row's lease runs out and a node sends it then.
-                break
+                // Shutting down: the row goes back, so the next start (or node) sends it.
+                settle(notice, .release)
             case .rejected(let response):
                 Log.warn("push refused", ["kind": notice.kind, "user": notice.user, "subscription": id, "attempts": report.attempts, "status": response.status])
                 metrics.pushFailedOne()
@@ -190,7 +213,7 @@ final class NoticeDispatcher: Sendable {
                 settle(notice, .finish(usedAt: nil))
             }
         }
-        if admission != .accepted { settle(notice, .release) }
+        if admission != .accepted { refuse(notice) }
     }
 
     private func sendMail(_ notice: ClaimedNotice, to address: String) {
@@ -212,10 +235,16 @@ final class NoticeDispatcher: Sendable {
                 metrics.mailFailedOne()
                 settle(notice, .finish(usedAt: nil))
             case .abandoned:
-                break
+                settle(notice, .release)
             }
         }
-        if !accepted { settle(notice, .release) }
+        if !accepted { refuse(notice) }
+    }
+
+    /// A queue was full: the row goes back for a later claim.
+    private func refuse(_ notice: ClaimedNotice) {
+        state.withLock { $0.refused = true }
+        settle(notice, .release)
     }
 
     private enum Settlement {
@@ -225,6 +254,7 @@ final class NoticeDispatcher: Sendable {
     }
 
     private func settle(_ notice: ClaimedNotice, _ settlement: Settlement) {
+        state.withLock { _ = $0.inFlight.remove(notice.id) }
         database.submit({ db in
             switch settlement {
             case .finish(let usedAt): try db.finishNotice(id: notice.id, usedAt: usedAt)

@@ -19,6 +19,8 @@ extension CommandContext {
     func queueNotice(_ kind: NotifyKind, for users: [Int64], wording words: (Presentation) -> NoticeWording) throws {
         for user in Delivery.uniqued(users) where user != caller.id {
             let choices = try db.notifyChoices(ofUser: user) ?? .defaults
+            // A disabled account gets nothing: its devices and mailbox may not be its owner's now.
+            guard try db.account(id: user)?.disabled == false else { continue }
             guard NotifyRules.wants(kind, choices) else { continue }
             let mailTo = mailEnabled ? choices.mailTo : nil
             guard choices.push || mailTo != nil else { continue }

@@ -20,7 +20,11 @@ extension CommandContext {
         if let kinds = command.kinds { choices.kinds = try NotifyRules.kinds(kinds) }
         if let quiet = command.quiet { choices.quiet = quiet.isEmpty ? nil : try QuietHours(parsing: quiet) }
         if let zone = command.zone { choices.zone = try NotifyRules.zone(zone) }
-        if !command.changesNothing && choices != kept { try db.saveNotifyChoices(choices, user: caller.id) }
+        if !command.changesNothing && choices != kept {
+            try db.saveNotifyChoices(choices, user: caller.id)
+            // Notices already waiting (quiet hours) for a channel or kind now off are not sent.
+            try db.dropUnwantedNotices(user: caller.id, choices: choices)
+        }
         if choices.zone != (kept ?? .defaults).zone { try emitZoneChange(choices.zoneName()) }
         return result(.ok(command.changesNothing ? "notices" : "notices set", body: Self.notifyLines(choices),
                           [("notify", Self.notifyShape(choices))]))
@@ -67,12 +71,14 @@ extension CommandContext {
         let typed = code.filter { !$0.isWhitespace && $0 != "-" }
         let matches = constantTimeEquals(Array(Digest.sha256Hex(typed).utf8), Array(waiting.digest.utf8))
         switch NotifyRules.check(matches: matches, expires: waiting.expires, tries: waiting.tries, now: now) {
+        // Answered, not thrown: a thrown error undoes the command's writes, and the try
+        // must count (else the five tries would never run out).
         case .expired:
             try db.deleteEmailCode(user: caller.id)
-            throw DomainError.noEmailCode
+            return result(.error(ChorusError(DomainError.noEmailCode)))
         case .wrong(let left):
             try db.countEmailCodeTry(user: caller.id)
-            throw DomainError.wrongEmailCode(triesLeft: left)
+            return result(.error(ChorusError(DomainError.wrongEmailCode(triesLeft: left))))
         case .proven:
             try db.deleteEmailCode(user: caller.id)
             var choices = try db.notifyChoices(ofUser: caller.id) ?? .defaults

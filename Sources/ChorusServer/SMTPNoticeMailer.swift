@@ -44,7 +44,7 @@ final class SMTPNoticeMailer: NoticeMailer {
         let to = try MailAddress(parsing: address)
         let link = try MailMessage.Link(url: MailLinkURL(origin + notice.url),
                                         label: notice.kind == "email.verify" ? "Open Chorus's settings" : "Open in Chorus")
-        let unsubscribe = try notice.mailStop.map { try MailLinkURL(origin + MailStopPath.prefix + $0) }
+        let unsubscribe = try notice.kind == "email.verify" ? nil : notice.mailStop.map { try MailLinkURL(origin + MailStopPath.prefix + $0) }
         return MailMessage(from: from, to: to, subject: notice.title, text: notice.body, link: link, unsubscribe: unsubscribe)
     }
 }

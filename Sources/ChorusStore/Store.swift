@@ -289,15 +289,21 @@ public protocol Store: AnyObject {
     /// Rows whose time has come and whose lease (if any) has ended, leased until
     /// `leaseUntil`: another node's dispatcher skips them until then (on PostgreSQL, rows
     /// another transaction is claiming are skipped, not waited for).
-    func claimNotices(readyAt now: Int64, leaseUntil: Int64, limit: Int) throws -> [ClaimedNotice]
+    /// Mail rows only when `mail` (a node without `--smtp` leaves them to one with it).
+    func claimNotices(readyAt now: Int64, leaseUntil: Int64, limit: Int, mail: Bool) throws -> [ClaimedNotice]
+    /// Extends this node's claims on rows still being sent, so no other claim takes them.
+    func renewNoticeClaims(ids: [Int64], until: Int64) throws
+    /// Drops a person's waiting rows their choices no longer want (a channel or kind off);
+    /// a code mail (`email.verify`) stays.
+    func dropUnwantedNotices(user: Int64, choices: NotifyChoices) throws
+    /// A disabled account: its push subscriptions and waiting rows end.
+    func endNotices(user: Int64) throws
     /// A claimed row is done with (sent, or given up); a push subscription it used is marked used at `usedAt`.
     func finishNotice(id: Int64, usedAt: String?) throws
     /// A claimed row goes back to the queue at once (the sending queue was full).
     func releaseNotice(id: Int64) throws
     /// The push service said the subscription is gone (404/410): it ends, with its rows.
     func endPushSubscription(id: Int64) throws
-    /// When the earliest queued row may go, if any (quiet hours end).
-    func nextQueuedNotice() throws -> Int64?
 
     // MARK: ACME (CONTRACT §10)
 

@@ -218,6 +218,9 @@ struct Flags {
             } catch {
                 throw Failure(message: "--smtp: \(error)")
             }
+            if let smtpCA, !FileManager.default.isReadableFile(atPath: smtpCA) {
+                throw Failure(message: "--smtp-ca: cannot read \(smtpCA)")
+            }
         } else if smtpCA != nil {
             throw Failure(message: "--smtp-ca names the CA of the --smtp server; give --smtp URL too")
         }

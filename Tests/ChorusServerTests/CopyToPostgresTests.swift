@@ -1,3 +1,4 @@
+import ChorusCore
 import ChorusPostgres
 import ChorusSQLite
 import ChorusStore
@@ -126,6 +127,18 @@ struct CopyToPostgresTests {
                                                            url: "https://acme.example/acct/1"), created: "2026-12-01T00:00:00Z")
         _ = try database.keepACMECertificate(ACMECertificateRecord(names: "chores.example.org", chainPEM: "chain", keyPEM: "key",
                                                                    notBefore: 1_800_000_000, notAfter: 1_807_776_000))
+        // Notices: ann's choices and stop link, a code waiting for bob, and a notice waiting
+        // for bob's quiet hours to end, all move along. Written directly: the daemon would
+        // send the notice, and a code needs a mail server (MailDeliveryTests).
+        let annID = try #require(try database.account(named: "ann")).id
+        let bobID = try #require(try database.account(named: "bob")).id
+        try database.saveNotifyChoices(NotifyChoices(push: true, emailAddress: "ann@example.org", emailOn: true, kinds: [.dm, .reminder],
+                                                     quiet: QuietHours(start: 1320, end: 420), zone: "Europe/London"), user: annID)
+        try database.setMailStop(user: annID, token: "stop-ann-0123456789abcdef")
+        try database.saveEmailCode(user: bobID, address: "bob@example.org", digest: "digest", expires: 1_900_000_000)
+        #expect(try database.queueNotice(QueuedNotice(user: bobID, event: "dm", title: "ann wrote to you", body: "hi", url: "/#/stream",
+                                                      topic: nil, urgency: "normal", ttl: 60, notBefore: 1_900_000_000, push: true,
+                                                      mailTo: nil), created: "2026-12-01T00:00:00Z") == 1)
         database.close()
         return household
     }

@@ -120,4 +120,29 @@ struct MailDeliveryTests {
         #expect(MetricsTests.value(try #require(server.server).metricsText(), "chorus_mail_failed_total") == 1)
         #expect(try ann.ok("NOTIFY")["notify"] != nil)
     }
+
+    /// Five wrong codes end the code: the right one is then refused too (the tries are
+    /// counted although each wrong one is an error).
+    @Test func fiveWrongCodesEndTheCode() throws {
+        let mail = try LocalSMTPServer(tls: .implicit)
+        let smtp = try SMTPSettings(url: "smtps://\(LocalSMTPServer.user)@127.0.0.1:\(mail.port)", password: LocalSMTPServer.password,
+                                    caFile: mail.certificatePath, mailFrom: "chores@chorus.test")
+        let server = try TestServer { configuration in
+            configuration.smtp = smtp
+            configuration.mailFrom = "chores@chorus.test"
+            configuration.noticeTiming = NoticeTiming(poll: 0.2, lease: 5)
+        }
+        let ann = try server.device("ann")
+        try ann.ok("NOTIFY EMAIL ann@example.org")
+        let sent = Self.mails(mail, count: 1)
+        try #require(sent.count == 1, "the code over smtps")
+        let code = try #require(try MailParser.parse(sent[0].message).string("Subject")?.split(separator: " ").last.map(String.init))
+        let wrong = code == "111111" ? "222222" : "111111"
+        for left in [4, 3, 2, 1, 0] {
+            let refused = try ann.failure("NOTIFY EMAIL VERIFY \(wrong)")
+            #expect(refused.code == 403 && refused.message.contains("\(left) tr"), "\(refused)")
+        }
+        #expect(try ann.failure("NOTIFY EMAIL VERIFY \(code)").code == 409, "the code ended after five wrong tries")
+        #expect(object(try ann.ok("NOTIFY")["notify"])["email"] is NSNull)
+    }
 }

@@ -3,6 +3,7 @@ import ChorusCore
 import ChorusCrypto
 import ChorusOutbound
 @testable import ChorusServer
+import ChorusSQLite
 import ChorusTestSupport
 import Foundation
 import Testing
@@ -268,5 +269,38 @@ import Testing
         #expect(try ann.failure("NOTIFY email=on").code == 409, "no proven address")
         #expect(try ann.failure("NOTIFY EMAIL ann@example.org").code == 503, "no --smtp")
         #expect(object(try ann.ok("NOTIFY quiet=off kinds=")["notify"])["kinds"] as? [String] == [])
+    }
+
+    /// Someone who can no longer read a task hears nothing of it: a creator removed from
+    /// the room gets no comment push, and a disabled account gets nothing at all (its
+    /// devices' subscriptions end).
+    @Test func nobodyOutsideTheRoomOrDisabledIsPushed() throws {
+        let service = try Self.pushService()
+        let server = try Self.server(service)
+        let ann = try server.device("ann")
+        let bob = try server.device("bob")
+        let flat = id(try ann.ok("ROOM CREATE Flat")["room"])
+        try ann.add("bob", to: flat)
+        let bins = id(try bob.ok("TASK ADD \(flat) Bins")["task"])
+        try bob.ok(try Browser(endpoint: service.url("/push/bob")).subscribeLine)
+        try ann.ok("ROOM REMOVE \(flat) bob")
+        try ann.ok("COMMENT \(bins) who made this?")
+        try ann.ok("SAY \(flat) @bob are you there")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(service.received.isEmpty, "bob left: nothing of the room reaches him")
+
+        let cat = try server.device("cat")
+        try ann.add("cat", to: flat)
+        try cat.ok(try Browser(endpoint: service.url("/push/cat")).subscribeLine)
+        try ann.ok("DM cat one")
+        #expect(Self.pushes(service, count: 1).count == 1)
+        let database = try Database(path: server.configuration.databasePath)
+        #expect(try database.setAdmin(name: "ann", true))
+        database.close()
+        try ann.ok("ADMIN DISABLE cat")
+        try ann.ok("DM ann hello me")
+        try? ann.ok("DM cat two")
+        Thread.sleep(forTimeInterval: 1)
+        #expect(service.received.count == 1, "a disabled account gets nothing")
     }
 }

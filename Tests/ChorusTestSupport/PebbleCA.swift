@@ -105,8 +105,11 @@ public final class PebbleCA {
     }
 
     public func stop() {
+        // SIGKILL, not terminate(): a child started from a test process inherits its blocked
+        // signals (the in-process servers block SIGTERM for their signal pipe), so SIGTERM
+        // may never arrive and the wait below would never end. Pebble keeps nothing.
         for process in [server, dns] where process.isRunning {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
     }

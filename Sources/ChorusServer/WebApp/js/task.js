@@ -102,11 +102,15 @@ export function taskScreen(container, params, app) {
 
   let dirty = false;
   const draftKey = `edit:${id}`;
-  form.addEventListener("input", () => {
+  // "change" too: a choice made in a list is not always also an "input" (an automated
+  // click on an option is a change only), and a live update must not undo it.
+  const edited = () => {
     dirty = true;
     saveDraft(draftKey, JSON.stringify(readForm()));
     everyField.hidden = repeat.value !== "days";
-  });
+  };
+  form.addEventListener("input", edited);
+  form.addEventListener("change", edited);
   discard.addEventListener("click", () => {
     dirty = false;
     saveDraft(draftKey, "");
@@ -164,25 +168,31 @@ export function taskScreen(container, params, app) {
     const people = task.room === null ? [] : (store.members.get(task.room) || []).map((m) => m.name);
     if (task.assignee && !people.includes(task.assignee)) people.push(task.assignee);
     const assigneeKey = people.join();
+    // New options keep what the person picked: the member list often lands after a quick choice.
     if (assignee.dataset.key !== assigneeKey) {
+      const picked = assignee.value;
       assignee.dataset.key = assigneeKey;
       assignee.replaceChildren(h("option", { value: "" }, "Nobody"), ...people.map((n) => h("option", { value: n }, n)));
+      if (people.includes(picked)) assignee.value = picked;
     }
     assignee.closest(".field").hidden = task.room === null;
     const rotaKey = people.join();
     if (rota.dataset.key !== rotaKey) {
       rota.dataset.key = rotaKey;
+      const ticked = new Set([...rota.querySelectorAll("input:checked")].map((box) => box.value));
       rota.querySelectorAll("label").forEach((label) => label.remove());
       for (const name of people) {
-        rota.append(h("label", { class: "check-label" }, h("input", { type: "checkbox", value: name, name: "rota" }), name));
+        rota.append(h("label", { class: "check-label" }, h("input", { type: "checkbox", value: name, name: "rota", checked: ticked.has(name) }), name));
       }
     }
     rota.hidden = people.length === 0;
     const parents = tasksWhere((t) => t.room === task.room && t.id !== id && !t.parent).sort(bySoonest);
     const parentKey = parents.map((t) => `${t.id}:${t.title}`).join("|");
     if (parent.dataset.key !== parentKey) {
+      const picked = parent.value;
       parent.dataset.key = parentKey;
       parent.replaceChildren(h("option", { value: "" }, "Nothing (a task of its own)"), ...parents.map((t) => h("option", { value: String(t.id) }, t.title)));
+      if (parents.some((t) => String(t.id) === picked)) parent.value = picked;
     }
   }
 
