@@ -1,3 +1,4 @@
+import ChorusCrypto
 import COpenSSL
 import Foundation
 
@@ -56,22 +57,10 @@ public struct IssuedCertificate: Sendable {
         return Int64(timegm(&parts))
     }
 
+    /// The DNS names among the subjectAltName entries (ChorusCrypto reads them), lower case.
     private static func dnsNames(_ certificate: OpaquePointer) -> [String] {
-        guard let raw = X509_get_ext_d2i(certificate, NID_subject_alt_name, nil, nil) else {
-            ERR_clear_error()
-            return []
+        CertificateNames.subjectAltNames(certificate: certificate).compactMap { entry in
+            entry.hasPrefix("DNS:") ? String(entry.dropFirst(4)).lowercased() : nil
         }
-        let stack = OpaquePointer(raw)
-        defer { GENERAL_NAMES_free(stack) }
-        var names: [String] = []
-        for index in 0..<OPENSSL_sk_num(stack) {
-            guard let entry = OPENSSL_sk_value(stack, index) else { continue }
-            var type: Int32 = 0
-            guard let value = GENERAL_NAME_get0_value(entry.assumingMemoryBound(to: GENERAL_NAME.self), &type), type == GEN_DNS else { continue }
-            let string = value.assumingMemoryBound(to: ASN1_STRING.self)
-            guard let data = ASN1_STRING_get0_data(string) else { continue }
-            names.append(String(decoding: UnsafeBufferPointer(start: data, count: Int(ASN1_STRING_length(string))), as: UTF8.self).lowercased())
-        }
-        return names
     }
 }

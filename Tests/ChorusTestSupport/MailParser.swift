@@ -55,16 +55,7 @@ print(json.dumps(out))
 
     /// Runs a program to its end; its exit status and what it wrote (stdout and stderr).
     public static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try ToolRun.run(arguments)
     }
 
     public struct ParseFailure: Error, CustomStringConvertible {

@@ -134,16 +134,8 @@ public final class PebbleCA {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let (status, text) = try ToolRun.run([tool] + arguments)
+        guard status == 0 else {
             throw Failure(description: "\(tool) \(arguments.joined(separator: " ")) failed: \(text)")
         }
     }
