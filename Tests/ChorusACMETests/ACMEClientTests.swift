@@ -7,7 +7,7 @@ import Testing
 
 /// The client against pebble, where a server's refusal must come out as a clear error:
 /// a name the CA will not issue for, and a directory that is not there.
-@Suite(.enabled(if: PebbleCA.canRun, Comment(rawValue: PebbleCA.skipReason)), .timeLimit(.minutes(2)))
+@Suite(.enabled(if: PebbleCA.canRun, Comment(rawValue: PebbleCA.skipReason)), .timeLimit(.minutes(10)))
 struct ACMEClientTests {
     struct NoAnswers: ACMEChallengeResponder {
         var challengeTypes: [String] { ["tls-alpn-01"] }

@@ -9,7 +9,7 @@ import Testing
 /// session, and two PostgreSQL nodes serving the one certificate one of them ordered.
 /// Clients trust pebble's root and check the name, so a served certificate that verifies
 /// is one pebble issued for it.
-@Suite(.enabled(if: PebbleCA.canRun, Comment(rawValue: PebbleCA.skipReason)), .timeLimit(.minutes(5)))
+@Suite(.enabled(if: PebbleCA.canRun, Comment(rawValue: PebbleCA.skipReason)), .timeLimit(.minutes(10)))
 struct ACMETests {
     static let name = "chores.test"
 
