@@ -48,3 +48,16 @@ public struct OutboundCounters: Sendable, Equatable {
 
     public init() {}
 }
+
+extension OutboundCounters: DeliveryCounting {
+    mutating func count(_ outcome: DeliveryOutcome) {
+        switch outcome {
+        case .delivered: sent += 1
+        case .gone: gone += 1
+        case .rejected, .failed: failed += 1
+        case .refusedByPolicy: refusedByPolicy += 1
+        case .gaveUp: gaveUp += 1
+        case .abandoned: abandoned += 1
+        }
+    }
+}

@@ -32,3 +32,14 @@ public struct MailCounters: Sendable, Equatable {
 
     public init() {}
 }
+
+extension MailCounters: DeliveryCounting {
+    mutating func count(_ outcome: MailOutcome) {
+        switch outcome {
+        case .delivered: sent += 1
+        case .rejected, .failed: failed += 1
+        case .gaveUp: gaveUp += 1
+        case .abandoned: abandoned += 1
+        }
+    }
+}
