@@ -36,7 +36,7 @@ extension CommandContext {
         if let name = task.assignee, let assignee = try db.account(named: name) { owners.append(assignee.id) }
         owners = owners.filter(readers.contains)
         try queueNotice(.comment, .task(.comment, task, detail: "\(caller.name): \(text)"), for: owners)
-        try queueMentions(in: text, room: try task.room.map { ($0, task.roomName ?? "") }, task: task, except: Set(owners))
+        try queueMentions(in: text, room: task.room.map { ($0, task.roomName ?? "") }, task: task, except: Set(owners))
         return result(.ok("commented on #\(taskID)", [("comment", comment)]))
     }
 
