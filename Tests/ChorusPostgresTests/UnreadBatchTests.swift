@@ -52,16 +52,18 @@ struct UnreadBatchTests {
         // are mid-way at once), then says more and reads.
         for (index, queue, first, second, reader) in [(0, a, "u1", "u3", users[1]), (1, b, "u3", "u2", users[0])] {
             submit(queue, "\(index) first") { try say($0, first) }
+            // The wait is long: on a loaded machine the other batch may start seconds later,
+            // and a batch that went on alone would commit before the other reads.
             submit(queue, "\(index) meets") { _ in
                 met[index].signal()
-                _ = met[1 - index].wait(timeout: .now() + 1.5)
+                _ = met[1 - index].wait(timeout: .now() + 20)
             }
             submit(queue, "\(index) second") { try say($0, second) }
             submit(queue, "\(index) reads") { db in _ = try db.setReadMarker(user: reader, room: room, event: try db.lastEventID()) }
         }
         release.signal()
         release.signal()
-        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(done.wait(timeout: .now() + 60) == .success)
         #expect(failures.withLock { $0 } == [])
         #expect(a.rerunCount + b.rerunCount == 0, "no batch waited for the other's rows and deadlocked")
         // u1 said one, u3 two, u2 one; the READs marked only what was committed before, none of them.
