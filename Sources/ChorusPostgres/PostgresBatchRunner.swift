@@ -44,7 +44,7 @@ final class PostgresBatchRunner {
         case broken(any Error)
         case rerun(guarded: Bool, cause: PostgresError?)
         /// The connection broke during COMMIT: committed or not, the server knows.
-        case unknown(xid: String, backend: Int32, [(PostgresJobOutcome, (any Error)?)], FinalEventIDs)
+        case unknown(PostgresCommitSettlement.Transaction, [(PostgresJobOutcome, (any Error)?)], FinalEventIDs)
     }
 
     /// Runs `batch` to its end, every completion called (a batch whose COMMIT's answer
@@ -105,8 +105,8 @@ final class PostgresBatchRunner {
                     return fail(batch, error)
                 }
                 guarded = nowGuarded
-            case .unknown(let xid, let backend, let outcomes, let ids):
-                held = Unsettled(xid: xid, backend: backend, outcomes: outcomes, ids: ids, batch: batch, since: Date())
+            case .unknown(let transaction, let outcomes, let ids):
+                held = Unsettled(transaction: transaction, outcomes: outcomes, ids: ids, batch: batch, since: Date())
                 settleHeld(patience: PostgresCommitSettlement.patience)
                 // The connection broke under the COMMIT: the database is out of reach for now.
                 return .unavailable
@@ -126,8 +126,8 @@ final class PostgresBatchRunner {
     /// the answer while later batches get 503 (`run`), so nothing commits after it before
     /// it is settled and completions stay in commit order.
     private struct Unsettled {
-        let xid: String
-        let backend: Int32
+        let transaction: PostgresCommitSettlement.Transaction
+        var xid: String { transaction.xid }
         let outcomes: [(PostgresJobOutcome, (any Error)?)]
         let ids: FinalEventIDs
         let batch: [PostgresJob]
@@ -141,11 +141,11 @@ final class PostgresBatchRunner {
     var holdsUnsettledBatch: Bool { held != nil }
 
     /// Asks PostgreSQL again what became of the held batch (reconnecting if need be) and
-    /// completes its jobs once known, or with 503 after `maxHold` or when `givingUp`.
+    /// completes its jobs once known, or with 503 after `maxHold`, when `givingUp`, or
+    /// when asking again cannot tell.
     func settleHeld(patience: TimeInterval = 0.5, givingUp: Bool = false) {
         guard let unsettled = held else { return }
-        let outcome = PostgresCommitSettlement.settle(xid: unsettled.xid, formerBackend: unsettled.backend,
-                                                      on: connection, patience: patience)
+        let outcome = PostgresCommitSettlement.settle(unsettled.transaction, on: connection, patience: patience)
         let prefix = "the connection to PostgreSQL was lost during COMMIT; "
         switch outcome {
         case .committed:
@@ -155,12 +155,14 @@ final class PostgresBatchRunner {
             held = nil
             let error = StoreError(.unavailable, message: prefix + "transaction \(unsettled.xid) did not commit")
             for job in unsettled.batch { job.fail(error) }
-        case .unknown(let why):
-            guard givingUp || Date().timeIntervalSince(unsettled.since) >= Self.maxHold else { return }
+        case .unknown(let why) where givingUp || Date().timeIntervalSince(unsettled.since) >= Self.maxHold,
+             .unknowable(let why):
             held = nil
             let error = StoreError(.unavailable, message: prefix
                 + "whether transaction \(unsettled.xid) committed is unknown (\(why))")
             for job in unsettled.batch { job.fail(error) }
+        case .unknown:
+            return
         }
     }
 
@@ -240,16 +242,19 @@ final class PostgresBatchRunner {
             let xid = try store.storeStagedEvents()
                 ?? connection.query("SELECT pg_current_xact_id_if_assigned()::text").firstRow().string(0)
             let ids = store.batch.finalIDs
-            let backend = connection.backendPID
+            let transaction = xid.map {
+                PostgresCommitSettlement.Transaction(xid: $0, backend: connection.backendPID, serverStart: connection.serverStart,
+                                                     eventIDs: store.batch.finals, node: store.node)
+            }
             let committing = DispatchTime.now().uptimeNanoseconds
             do {
                 try connection.execute("COMMIT")
                 commitNanoseconds = DispatchTime.now().uptimeNanoseconds - committing
             } catch let error as PostgresError where !connection.isConnected {
                 // Nothing written (no transaction id) means nothing to lose: the reads stand.
-                guard let xid else { return .committed(outcomes, ids) }
+                guard let transaction else { return .committed(outcomes, ids) }
                 _ = error
-                return .unknown(xid: xid, backend: backend, outcomes, ids)
+                return .unknown(transaction, outcomes, ids)
             }
             return .committed(outcomes, ids)
         } catch let error as PostgresError {

@@ -3,12 +3,42 @@ import Foundation
 /// What became of a transaction whose COMMIT went out but whose answer never came back
 /// (the connection broke): the server knows, by its transaction id, recorded before the
 /// COMMIT with `pg_current_xact_id_if_assigned()`.
+///
+/// Unless the server crashed meanwhile. Transaction ids are not logged as they are handed
+/// out, so a server recovering from a crash hands out again every id whose records never
+/// reached the disk: a lost transaction's id then soon names another one, and
+/// `pg_xact_status` answers for that one ("committed"). So after a restart a "committed"
+/// is believed only when the transaction's own rows are there: the events it stored, under
+/// its ids and its node's name (no other batch of the node commits while one is held).
 public enum PostgresCommitSettlement {
     public enum Outcome: Sendable, Equatable {
         case committed
         case aborted
         /// The server could not be asked, or does not remember (`why`).
         case unknown(String)
+        /// The server restarted and the transaction stored no event to look for: asking
+        /// again cannot tell (`why`).
+        case unknowable(String)
+    }
+
+    /// What the transaction was and did, for telling its outcome after a server restart.
+    public struct Transaction: Sendable, Equatable {
+        public let xid: String
+        /// The server process that ran it, ended if it still does (`settle`).
+        public let backend: Int32
+        /// `pg_postmaster_start_time()` of the server it ran on; nil if never read.
+        public let serverStart: String?
+        /// The ids of the events it stored, and its node's name, which they carry.
+        public let eventIDs: [Int64]
+        public let node: String
+
+        public init(xid: String, backend: Int32, serverStart: String?, eventIDs: [Int64] = [], node: String = "") {
+            self.xid = xid
+            self.backend = backend
+            self.serverStart = serverStart
+            self.eventIDs = eventIDs
+            self.node = node
+        }
     }
 
     /// How long one settlement keeps trying to reach the server, and waits for a former
@@ -16,20 +46,22 @@ public enum PostgresCommitSettlement {
     /// the first time; the batch runner asks again until `PostgresBatchRunner.maxHold`.
     public static let patience: TimeInterval = 5
 
-    /// Reconnects `connection` and asks about `xid`. A former session still in progress
-    /// is ended (`pg_terminate_backend`), so its transaction settles one way or the other.
-    public static func settle(xid: String, formerBackend: Int32, on connection: PostgresConnection,
+    /// Reconnects `connection` and asks about `transaction`. A former session still in
+    /// progress is ended (`pg_terminate_backend`), so its transaction settles one way or
+    /// the other.
+    public static func settle(_ transaction: Transaction, on connection: PostgresConnection,
                               patience: TimeInterval = patience) -> Outcome {
+        let xid = transaction.xid
         let deadline = Date().addingTimeInterval(patience)
         var terminated = false
         while true {
             do {
-                if !connection.isConnected {
-                    try connection.reset()
-                    try PostgresSession.configure(connection)
-                }
+                if !connection.isConnected { try connection.reset() }
+                if connection.serverStart == nil { try PostgresSession.configure(connection) }
                 switch try status(ofTransaction: xid, on: connection) {
-                case "committed": return .committed
+                case "committed":
+                    guard connection.serverStart != transaction.serverStart else { return .committed }
+                    return try committedAfterRestart(transaction, on: connection)
                 case "aborted": return .aborted
                 case "in progress":
                     if !terminated {
@@ -39,7 +71,7 @@ public enum PostgresCommitSettlement {
                         _ = try connection.query("""
                             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
                              WHERE pid = $1::int AND backend_xid::text = ($2::xid8::text::numeric % 4294967296)::text
-                            """, [.int(Int64(formerBackend)), .text(xid)])
+                            """, [.int(Int64(transaction.backend)), .text(xid)])
                     }
                 case let other:
                     return .unknown("pg_xact_status says \(other ?? "nothing")")
@@ -55,6 +87,18 @@ public enum PostgresCommitSettlement {
             if Date() >= deadline { return .unknown("still in progress after \(patience) s") }
             Thread.sleep(forTimeInterval: 0.05)
         }
+    }
+
+    /// "committed" said by a server that restarted since the transaction ran: true only if
+    /// its events are stored as it stored them; without events there is nothing to check.
+    private static func committedAfterRestart(_ transaction: Transaction, on connection: PostgresConnection) throws -> Outcome {
+        guard !transaction.eventIDs.isEmpty else {
+            return .unknowable("PostgreSQL restarted, and transaction \(transaction.xid) stored no event to look for")
+        }
+        let found = try connection.query("SELECT count(*) FROM events WHERE id = ANY($1::bigint[]) AND node = $2",
+                                         [.array(transaction.eventIDs.map { String($0) }), .text(transaction.node)])
+            .firstRow().int64(0)
+        return found == Int64(transaction.eventIDs.count) ? .committed : .aborted
     }
 
     /// `pg_xact_status(xid)`: "committed", "aborted", "in progress", or nil for an id too

@@ -9,8 +9,12 @@ enum PostgresSession {
     /// costs one batch a 503, never data.
     static let idleInTransactionTimeout = "2s"
 
+    /// Also notes when the server started (`PostgresConnection.serverStart`), in the same
+    /// round trip: a COMMIT's settlement must know whether the server restarted since.
     static func configure(_ connection: PostgresConnection) throws {
-        try connection.execute("SELECT set_config('idle_in_transaction_session_timeout', $1, false)",
-                               [.text(idleInTransactionTimeout)])
+        let row = try connection.query("""
+            SELECT set_config('idle_in_transaction_session_timeout', $1, false), pg_postmaster_start_time()::text
+            """, [.text(idleInTransactionTimeout)]).firstRow()
+        connection.serverStart = row.string(1)
     }
 }

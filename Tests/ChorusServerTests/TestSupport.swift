@@ -127,7 +127,12 @@ final class TestClient {
     @discardableResult
     func call(_ line: String, timeout: Double = 10) throws -> [String] {
         try connection.send(line)
-        return try reply(timeout: timeout)
+        do {
+            return try reply(timeout: timeout)
+        } catch let failure as LineClient.Failure {
+            // Named, so a test that fails here says which command went unanswered.
+            throw LineClient.Failure("\(line.prefix(80)): \(failure)")
+        }
     }
 
     /// Reads one whole reply, setting aside events that come before it.
@@ -162,8 +167,12 @@ final class TestClient {
 
     func nextEvent(timeout: Double = 10) throws -> String {
         if !events.isEmpty { return events.removeFirst() }
-        guard let line = try connection.readLine(timeout: timeout) else { throw LineClient.Failure("closed") }
-        return line
+        do {
+            guard let line = try connection.readLine(timeout: timeout) else { throw LineClient.Failure("closed") }
+            return line
+        } catch let failure as LineClient.Failure {
+            throw LineClient.Failure("waiting for an event: \(failure)")
+        }
     }
 
     private func isEvent(_ line: String) -> Bool {
