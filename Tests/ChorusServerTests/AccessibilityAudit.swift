@@ -116,7 +116,8 @@ enum AccessibilityAudit {
             const box = el.getBoundingClientRect();
             const inSentence = __kit.role(el) === "link" && getComputedStyle(el).display === "inline"
               && __kit.collapse(el.parentElement.textContent) !== __kit.collapse(el.textContent);
-            if (!inSentence && (box.width < 44 || box.height < 44)) {
+            // Rounded: a box moving in an animation (a toast sliding in) measures 43.99998.
+            if (!inSentence && (Math.round(box.width) < 44 || Math.round(box.height) < 44)) {
               note("target", el, `is ${Math.round(box.width)} × ${Math.round(box.height)} px, under 44 × 44`);
             }
           }
