@@ -22,6 +22,9 @@ func exitAfterFlushing(_ status: Int32) -> Never {
     _exit(status)
 }
 
+/// How long a shutdown may take before chorusd exits anyway (deploy/*.service give 15 s).
+let shutdownLimit: TimeInterval = 12
+
 /// The exit status for a store that could not be reached at start: EX_TEMPFAIL, "try
 /// again later", which the cluster unit restarts on (CONTRACT §12).
 let exitUnreachable: Int32 = 75
@@ -153,6 +156,14 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
         }
         Log.info("shutting down", ["signal": signal])
         break
+    }
+    // A send or a database that does not answer must not keep the process: past the
+    // limit it exits anyway. What was acknowledged is stored; sends in flight are leased
+    // rows another start sends. Below the units' TimeoutStopSec, so this line is logged.
+    Thread.detachNewThread {
+        Thread.sleep(forTimeInterval: shutdownLimit)
+        Log.warn("shutdown did not finish in time; exiting, what is still in flight abandoned", ["seconds": Int(shutdownLimit)])
+        exitAfterFlushing(0)
     }
     server.shutDown()
     Log.info("stopped cleanly")

@@ -253,6 +253,31 @@ import Testing
         #expect(Self.pushes(silent, count: 2, within: 5).count >= 2, "the pushes were tried")
     }
 
+    /// chorusd stopped (SIGTERM) while its pushes wait on a push service that never
+    /// answers: it exits within its shutdown limit (12 s; the sends would hold it 30 s),
+    /// saying so, with status 0.
+    @Test func aShutdownDoesNotWaitForASilentPushService() throws {
+        let silent = try ScriptedHTTPSServer { _, _ in .silence }
+        let chorusd = try LogProcessTests.LoggedDaemon(["--push-allow", "127.0.0.1/32", "--push-ca", silent.certificatePath])
+        let ann = try chorusd.device("ann")
+        let bob = try chorusd.device("bob")
+        try ann.add("bob", to: id(try ann.ok("ROOM CREATE Flat")["room"]))
+        for index in 0..<3 {
+            try ann.ok(try Browser(endpoint: silent.url("/push/\(index)")).subscribeLine.replacingOccurrences(of: " phone", with: " p\(index)"))
+        }
+        for index in 0..<5 { try bob.ok("DM ann line \(index)") }
+        #expect(Self.pushes(silent, count: 3, within: 15).count >= 3, "the pushes were in flight")
+        let stopped = Date()
+        chorusd.daemon.send(SIGTERM)
+        let exited = chorusd.daemon.waitForExit(timeout: 25)
+        #expect(exited, "chorusd did not exit")
+        guard exited else { return chorusd.daemon.send(SIGKILL) }
+        let took = Date().timeIntervalSince(stopped)
+        #expect(took < 15, "took \(took) s")
+        #expect(chorusd.daemon.process.terminationStatus == 0)
+        #expect(chorusd.waitForLine(containing: ["shutdown did not finish in time", "seconds=12"], timeout: 1) != nil, "\(chorusd.stderr.text)")
+    }
+
     @Test func notifyRefusesUnknownKindsZonesAndWindows() throws {
         let server = try TestServer()
         let ann = try server.device("ann")
