@@ -8,6 +8,10 @@ const KEY = "chorus.push";
 /** Seconds to wait for the browser's push service. */
 const PATIENCE = 20;
 
+/** `promise`, or a rejection after PATIENCE seconds: offline, a browser may wait for its push service without end (headless Chromium does). */
+const patiently = (promise) => Promise.race([promise,
+  new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${PATIENCE} seconds.`)), PATIENCE * 1000))]);
+
 /** Why this device cannot be notified: an Error with the state to show ("blocked", "failed"…). */
 const failure = (state, message) => Object.assign(new Error(message), { state });
 
@@ -72,9 +76,7 @@ export async function turnOn() {
   const { pushManager } = await navigator.serviceWorker.ready;
   let subscription;
   try {
-    // Offline, a browser may wait for its push service without end (headless Chromium does).
-    subscription = await pushManager.getSubscription() || await Promise.race([pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`no answer in ${PATIENCE} seconds.`)), PATIENCE * 1000))]);
+    subscription = await pushManager.getSubscription() || await patiently(pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }));
   } catch (error) {
     throw failure("failed", `This browser could not reach its push service: ${error.message || error.name}`);
   }
@@ -94,5 +96,5 @@ export async function turnOff(tellServer = true) {
   if (kept && tellServer) await api.pushUnsubscribe(kept.id).catch((error) => { if (error.code !== 404) throw error; });
   localStorage.removeItem(KEY);
   const subscription = await browserSubscription().catch(() => null);
-  if (subscription) await subscription.unsubscribe().catch(() => {});
+  if (subscription) await patiently(subscription.unsubscribe()).catch(() => {});
 }
