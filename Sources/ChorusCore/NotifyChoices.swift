@@ -30,10 +30,7 @@ public struct NotifyChoices: Sendable, Equatable {
 
     /// The calendar of the person's zone (date words, times shown, quiet hours).
     public func calendar(server: Calendar = .current) -> Calendar {
-        guard let zone, let timeZone = TimeZone(identifier: zone) else { return server }
-        var calendar = server
-        calendar.timeZone = timeZone
-        return calendar
+        zone.flatMap(server.inZone(named:)) ?? server
     }
 
     /// The zone's name as shown: the person's, or the server's.

@@ -1,3 +1,4 @@
+import ChorusCore
 import ChorusProtocol
 import ChorusRendering
 import ChorusStore
@@ -16,11 +17,9 @@ struct ReaderZone: Sendable, Equatable {
 
     /// The reader zone of a stored `tz`: nil for none, an unknown name, or the server's own zone.
     static func of(_ zone: String?, server: Calendar = .current) -> ReaderZone? {
-        guard let zone, let timeZone = TimeZone(identifier: zone),
-              timeZone.identifier != server.timeZone.identifier else { return nil }
-        var calendar = server
-        calendar.timeZone = timeZone
-        return ReaderZone(identifier: timeZone.identifier, calendar: calendar)
+        guard let zone, let calendar = server.inZone(named: zone),
+              calendar.timeZone.identifier != server.timeZone.identifier else { return nil }
+        return ReaderZone(identifier: calendar.timeZone.identifier, calendar: calendar)
     }
 
     /// The event that changes a person's zone (`NOTIFY tz=`): its payload's `tz` is the new one.

@@ -227,7 +227,7 @@ struct Flags {
         do {
             configuration.noticeTiming = try NoticeTimingVariable.timing(environment: environment)
         } catch {
-            throw Failure(message: error.message)
+            throw Failure(message: error.description)
         }
         // Given at all, --exempt replaces the default (loopback).
         if let exempt { configuration.exempt = exempt }
