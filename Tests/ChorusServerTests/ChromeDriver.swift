@@ -36,7 +36,7 @@ final class ChromeDriver: @unchecked Sendable {
         // signal thread takes signals that way), so chromedriver would never see one. Its
         // browsers go with their sessions, which each Browser deletes first.
         if !process.killAndWait() {
-            Issue.record(WaitTimedOut("chromedriver did not end within 10 s of SIGKILL"))
+            Issue.record("chromedriver did not end within 10 s of SIGKILL")
         }
     }
 

@@ -95,7 +95,7 @@ final class ChorusRun {
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { process.terminate() }
         if !process.waitUntilExit(within: 10) {
-            Issue.record(WaitTimedOut("\(process.commandLine) was still running 10 s after SIGTERM and was killed"),
+            Issue.record("\(process.commandLine) was still running 10 s after SIGTERM and was killed",
                          sourceLocation: sourceLocation)
         }
         // The reader threads stop at the pipes' end, once the last bytes are in.

@@ -60,7 +60,7 @@ extension Process {
     /// `requireExit(within:)` for code that cannot throw (cleanup): records an issue instead.
     public func expectExit(within seconds: Double, sourceLocation: SourceLocation = #_sourceLocation) {
         if !waitUntilExit(within: seconds) {
-            Issue.record(WaitTimedOut("\(commandLine) did not end within \(Int(seconds)) s and was killed"),
+            Issue.record("\(commandLine) did not end within \(Int(seconds)) s and was killed",
                          sourceLocation: sourceLocation)
         }
     }

@@ -81,7 +81,7 @@ public final class ChorusDaemon {
     /// error that does not end soon after.
     public func finish(timeout: Double = 120, sourceLocation: SourceLocation = #_sourceLocation) -> (status: Int32, stderr: String) {
         if !waitForExit(timeout: timeout) {
-            Issue.record(WaitTimedOut("\(process.commandLine) did not end within \(Int(timeout)) s and was killed"),
+            Issue.record("\(process.commandLine) did not end within \(Int(timeout)) s and was killed",
                          sourceLocation: sourceLocation)
             // SIGCONT first: a stopped process is not killed until it runs again.
             send(SIGCONT)
@@ -102,7 +102,7 @@ public final class ChorusDaemon {
         let (data, ended) = pipe.fileHandleForReading.readToEnd(within: 10)
         let text = String(decoding: data, as: UTF8.self)
         if !ended {
-            Issue.record(WaitTimedOut("\(what) of \(process.commandLine) did not end within 10 s of the process; read: \(text)"),
+            Issue.record("\(what) of \(process.commandLine) did not end within 10 s of the process; read: \(text)",
                          sourceLocation: sourceLocation)
         }
         return text

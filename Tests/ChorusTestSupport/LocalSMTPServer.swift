@@ -95,7 +95,7 @@ public final class LocalSMTPServer {
         // SIGKILL: the test process's blocked signals are inherited, and a test server
         // has nothing to save.
         if !process.killAndWait() {
-            Issue.record(WaitTimedOut("the aiosmtpd server (\(process.commandLine)) did not end within 10 s of SIGKILL"))
+            Issue.record("the aiosmtpd server (\(process.commandLine)) did not end within 10 s of SIGKILL")
         }
     }
 

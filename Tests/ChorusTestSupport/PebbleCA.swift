@@ -110,7 +110,7 @@ public final class PebbleCA {
         // signals (the in-process servers block SIGTERM for their signal pipe), so SIGTERM
         // may never arrive. Pebble keeps nothing.
         for process in [server, dns] where !process.killAndWait() {
-            Issue.record(WaitTimedOut("\(process.commandLine) did not end within 10 s of SIGKILL"))
+            Issue.record("\(process.commandLine) did not end within 10 s of SIGKILL")
         }
     }
 

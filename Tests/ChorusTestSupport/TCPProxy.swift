@@ -146,7 +146,7 @@ private final class ProxyCore: @unchecked Sendable {
         _ = write(acceptWake.write, &byte, 1)
         guard acceptEnded.wait(timeout: .now() + Self.patience) == .success else {
             // The accepting thread may still use the listener and the pipe: they stay open.
-            Issue.record(WaitTimedOut("TCPProxy: the accepting thread did not end within \(Int(Self.patience)) s"))
+            Issue.record("TCPProxy: the accepting thread did not end within \(Int(Self.patience)) s")
             cut()
             return
         }
@@ -167,7 +167,7 @@ private final class ProxyCore: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(Self.patience)
         while !done() {
             if !state.wait(until: deadline) && !done() {
-                Issue.record(WaitTimedOut("TCPProxy: waited \(Int(Self.patience)) s for \(what)"))
+                Issue.record("TCPProxy: waited \(Int(Self.patience)) s for \(what)")
                 return
             }
         }
