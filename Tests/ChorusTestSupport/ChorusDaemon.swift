@@ -83,8 +83,6 @@ public final class ChorusDaemon {
         if !waitForExit(timeout: timeout) {
             Issue.record("\(process.commandLine) did not end within \(Int(timeout)) s and was killed",
                          sourceLocation: sourceLocation)
-            // SIGCONT first: a stopped process is not killed until it runs again.
-            send(SIGCONT)
             process.killAndWait()
         }
         let text = readToEnd(errors, what: "standard error", sourceLocation: sourceLocation)
