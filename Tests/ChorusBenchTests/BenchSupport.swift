@@ -1,5 +1,7 @@
+import ChorusTestSupport
 import Foundation
 import Glibc
+import Testing
 
 /// The built executables sit next to the test bundle.
 enum BuiltProduct {
@@ -78,7 +80,7 @@ final class BenchServer {
     deinit {
         if process.isRunning {
             process.terminate()
-            process.waitUntilExit()
+            process.expectExit(within: 60)
         }
     }
 }
@@ -113,7 +115,8 @@ struct BenchRun {
         process.standardError = FileHandle(forWritingAtPath: errPath)
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        // A run takes seconds; the bound leaves room for a loaded machine.
+        try process.requireExit(within: 300)
         return BenchRun(status: process.terminationStatus,
                         stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
                         stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")

@@ -3,6 +3,7 @@ import ChorusCrypto
 import ChorusLocking
 @testable import ChorusNet
 import Foundation
+import Testing
 
 /// One real TLS connection over loopback: an `EventLoop` on its own thread with a
 /// `Listener`, the `Connection` it made of the one socket it accepted, and a blocking
@@ -63,7 +64,9 @@ final class LoopbackConnection {
             server.listener = nil
         }
         loop.stop()
-        loopFinished.wait()
+        if loopFinished.wait(timeout: .now() + 30) == .timedOut {
+            Issue.record("the test's event loop did not stop within 30 s")
+        }
         try? FileManager.default.removeItem(atPath: folder)
     }
 
@@ -88,7 +91,9 @@ final class LoopbackConnection {
             result.withLock { $0 = outcome }
             done.signal()
         }
-        done.wait()
+        guard done.wait(timeout: .now() + 30) == .success else {
+            throw NetError("the event loop did not run the job within 30 s")
+        }
         return try result.withLock { $0! }.get()
     }
 

@@ -116,7 +116,7 @@ struct BatchTailTests {
             return Stored(provisional: [id], ids: [id])
         }
         queue.wakeForQueuedJobs()
-        done.wait()
+        try #require(done.wait(timeout: .now() + 60) == .success, "the three jobs did not finish")
         let got = results.withLock { $0 }
         #expect(try got["first"]?.get().ids == [1])
         #expect(try got["third"]?.get().ids == [2])
@@ -169,8 +169,8 @@ struct BatchTailTests {
             done.signal()
         }
         queue.wakeForQueuedJobs()
-        failed.wait()
-        done.wait()
+        try #require(failed.wait(timeout: .now() + 60) == .success, "the failing job did not finish")
+        try #require(done.wait(timeout: .now() + 60) == .success, "the reading job did not finish")
         #expect(read.withLock { $0 } == [alice], "the rolled-back job's member list was read again")
         #expect(queue.batchCount == batchesBefore + 1, "both jobs ran in one batch")
         #expect(queue.rerunCount > 0, "the batch ran again with savepoints")

@@ -51,13 +51,14 @@ struct CrossNodeLockTests {
             a.submitPostgres({ db in
                 try first(db) {
                     atRead.signal()
-                    release.wait()
+                    // Bounded, so the queue still closes if the test gave up before releasing it.
+                    _ = release.wait(timeout: .now() + 120)
                 }
             }, completion: { result in
                 if case .failure(let error) = result { firstError.withLock { $0 = error } }
                 firstDone.signal()
             })
-            atRead.wait()
+            try #require(atRead.wait(timeout: .now() + 60) == .success, "the first node's job did not reach its read: \(String(describing: firstError.withLock { $0 }))")
             let secondDone = DispatchSemaphore(value: 0)
             let secondResult = Locked<Result<T, any Error>?>(nil)
             b.submitPostgres(second, completion: { result in
@@ -66,9 +67,9 @@ struct CrossNodeLockTests {
             })
             let waited = secondDone.wait(timeout: .now() + 0.5) == .timedOut
             release.signal()
-            firstDone.wait()
+            try #require(firstDone.wait(timeout: .now() + 60) == .success, "the first node's job did not finish")
             if let error = firstError.withLock({ $0 }) { throw error }
-            if waited { secondDone.wait() }
+            if waited { try #require(secondDone.wait(timeout: .now() + 60) == .success, "the second node's job did not finish") }
             return (try #require(secondResult.withLock { $0 }).get(), waited)
         }
     }

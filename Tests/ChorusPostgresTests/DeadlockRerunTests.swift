@@ -35,9 +35,10 @@ struct DeadlockRerunTests {
             let started = DispatchSemaphore(value: 0)
             queue.submit({ _ in
                 started.signal()
-                release.wait()
+                // Bounded, so the queue still closes if the test gave up before releasing it.
+                _ = release.wait(timeout: .now() + 120)
             }, completion: { _ in })
-            started.wait()
+            try #require(started.wait(timeout: .now() + 60) == .success, "the holding job did not start")
         }
         for (index, queue, first, second) in [(0, a, "ann", "bob"), (1, b, "bob", "ann")] {
             func maker(_ name: String) {

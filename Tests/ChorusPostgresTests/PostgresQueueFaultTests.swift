@@ -290,9 +290,10 @@ struct PostgresQueueFaultTests {
         let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         queue.submit({ _ in
             started.signal()
-            release.wait()
+            // Bounded, so the queue still closes if the test gave up before releasing it.
+            _ = release.wait(timeout: .now() + 120)
         }, completion: { _ in })
-        started.wait()
+        try #require(started.wait(timeout: .now() + 60) == .success, "the holding job did not start")
         let results = Locked<[String]>([])
         let done = DispatchGroup()
         for name in ["ann", "bad", "cat"] {

@@ -73,7 +73,8 @@ struct TCPProxyTests {
             do {
                 let db = try PostgresConnection(proxied)
                 connected.signal()
-                go.wait()
+                // Bounded: nobody signals it if the test gave up.
+                _ = go.wait(timeout: .now() + 60)
                 let value = try db.query("SELECT 40 + 2").row(0).int64(0) ?? -1
                 answer.withLock { $0 = .success(value) }
             } catch {
@@ -83,7 +84,7 @@ struct TCPProxyTests {
             answered.signal()
         }
         thread.start()
-        connected.wait()
+        try #require(connected.wait(timeout: .now() + 60) == .success, "no connection through the proxy")
         proxy.stall()
         go.signal()
         #expect(answered.wait(timeout: .now() + 1.5) == .timedOut, "the query was answered through a stalled proxy")
@@ -106,12 +107,13 @@ struct TCPProxyTests {
                 return
             }
             connected.signal()
-            go.wait()
+            // Bounded: nobody signals it if the test gave up.
+            _ = go.wait(timeout: .now() + 60)
             answer.withLock { $0 = try? feed.query("SELECT 7").row(0).int64(0) }
             answered.signal()
         }
         thread.start()
-        connected.wait()
+        try #require(connected.wait(timeout: .now() + 60) == .success, "no connection through the proxy")
         #expect(try writer.query("SELECT 1").row(0).int64(0) == 1, "the writer's startup has passed the proxy")
         #expect(proxy.stall(applicationName: { $0.hasSuffix(" tail") }) == 1)
         go.signal()

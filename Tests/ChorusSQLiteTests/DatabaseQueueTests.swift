@@ -21,14 +21,15 @@ import ChorusStore
     }
 
     /// Holds the queue's thread until released, so the next jobs pile up into one batch.
-    private func block() -> DispatchSemaphore {
+    private func block() throws -> DispatchSemaphore {
         let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         queue.submit({ _ in
             started.signal()
-            release.wait()
+            // Bounded, so the queue still closes if the test gave up before releasing it.
+            _ = release.wait(timeout: .now() + 120)
         }, completion: { _ in })
-        started.wait()
+        try #require(started.wait(timeout: .now() + 60) == .success, "the holding job did not start")
         return release
     }
 
@@ -42,7 +43,7 @@ import ChorusStore
 
     /// A job that throws in a batch undoes only its own changes; its neighbours commit together.
     @Test func throwingJobKeepsNeighbours() throws {
-        let release = block()
+        let release = try block()
         let before = queue.batchCount
         let results = Collected<(Int, Bool, ChorusError?)>()
         let done = DispatchGroup()
@@ -94,8 +95,8 @@ import ChorusStore
     @Test func failuresBeforeWritingDoNotRerunTheBatch() throws {
         let runs = Collected<Int>()
         let results = Collected<(Int, Bool)>()
-        func submitBatch(failing: Int, afterWriting: Bool) {
-            let release = block()
+        func submitBatch(failing: Int, afterWriting: Bool) throws {
+            let release = try block()
             let done = DispatchGroup()
             for n in 1...3 {
                 done.enter()
@@ -112,9 +113,9 @@ import ChorusStore
             release.signal()
             #expect(done.wait(timeout: .now() + 10) == .success)
         }
-        submitBatch(failing: 2, afterWriting: false)
+        try submitBatch(failing: 2, afterWriting: false)
         #expect(runs.all == [1, 2, 3])
-        submitBatch(failing: 3, afterWriting: true)
+        try submitBatch(failing: 3, afterWriting: true)
         #expect(runs.all == [1, 2, 3, 1, 2, 3, 1, 2, 3])
         #expect(results.all.map(\.1) == [true, false, true, true, true, false])
         #expect(try committed() == ["2-1", "2-3", "3-1", "3-2"])
@@ -125,7 +126,7 @@ import ChorusStore
     @Test func batchEndHandlerRunsAfterEachBatch() throws {
         let log = Collected<String>()
         queue.setBatchEndHandler { log.append("end") }
-        let release = block()
+        let release = try block()
         let done = DispatchGroup()
         for n in 1...3 {
             done.enter()
@@ -148,7 +149,7 @@ import ChorusStore
 
     /// A long queue is split into batches of at most maxBatchSize jobs.
     @Test func batchSizeCapped() throws {
-        let release = block()
+        let release = try block()
         let before = queue.batchCount
         let done = DispatchGroup()
         let jobs = DatabaseQueue.maxBatchSize * 2 + 10
@@ -170,7 +171,7 @@ import ChorusStore
                 CREATE TABLE child (p INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED) STRICT;
                 """)
         }
-        let release = block()
+        let release = try block()
         let errors = Collected<StoreError?>()
         let done = DispatchGroup()
         let jobs: [@Sendable (Database) throws -> Void] = [
@@ -195,7 +196,7 @@ import ChorusStore
 
     /// A job that loses the transaction fails the jobs before it; later ones still commit.
     @Test func lostTransactionRecovers() throws {
-        let release = block()
+        let release = try block()
         let outcomes = Collected<Bool>()
         let done = DispatchGroup()
         let jobs: [@Sendable (Database) throws -> Void] = [
@@ -254,7 +255,7 @@ import ChorusStore
     /// thread, then copies the rest itself: the log still starts over, and nothing is lost.
     @Test func busyQueueHasTheHelperCopyTheLog() throws {
         let blob = String(repeating: "y", count: 3000)
-        let release = block()
+        let release = try block()
         let done = DispatchSemaphore(value: 0)
         // 5,000 one-page jobs queued at once: batches of 256, each but the last leaving
         // more waiting, so the queue never checkpoints because it is idle.

@@ -52,17 +52,7 @@ struct ACMETests {
 
     /// `openssl s_client` against loopback `port` with `arguments`, standard input closed.
     static func openSSLClient(_ arguments: [String], port: Int) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["s_client", "-connect", "127.0.0.1:\(port)"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        try ToolRun.run(["/usr/bin/openssl", "s_client", "-connect", "127.0.0.1:\(port)"] + arguments)
     }
 
     /// The companions without `--acme`, or a wildcard, stop chorusd with one line.

@@ -33,8 +33,7 @@ struct AfterRestoreTests {
     static func afterRestore(_ arguments: [String], in folder: String) throws -> (status: Int32, stderr: String, stdout: String) {
         let daemon = try ChorusDaemon(["after-restore"] + arguments, in: folder)
         let (status, stderr) = daemon.finish()
-        let stdout = String(decoding: daemon.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (status, stderr, stdout)
+        return (status, stderr, daemon.remainingOutput())
     }
 
     /// The finding: backup, three more writes, restore, `after-restore`; then a new

@@ -1,5 +1,6 @@
 import ChorusClient
 import ChorusCrypto
+import ChorusTestSupport
 import Foundation
 import Testing
 
@@ -88,7 +89,7 @@ import Testing
         kill(daemon.process.processIdentifier, SIGTERM)
         #expect(daemon.waitForExit(timeout: 10), "SIGTERM was not acted on while a reload met a pipe")
         #expect(try log.next { $0.contains("stopped cleanly") }.contains("stopped cleanly"))
-        daemon.process.waitUntilExit()
+        try daemon.process.requireExit(within: 60)
         #expect(daemon.process.terminationStatus == 0)
     }
 
@@ -138,15 +139,19 @@ final class StandardErrorLines {
         handle = pipe.fileHandleForReading
     }
 
-    /// The next line that `matches`, skipping others; throws if the pipe closes first.
-    func next(_ matches: (String) -> Bool) throws -> String {
+    /// The next line that `matches`, skipping others; throws if the pipe closes first or
+    /// `timeout` seconds pass.
+    func next(timeout: Double = 60, _ matches: (String) -> Bool) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
         while true {
             while let newline = buffer.firstIndex(of: "\n") {
                 let line = String(buffer[..<newline])
                 buffer = String(buffer[buffer.index(after: newline)...])
                 if matches(line) { return line }
             }
-            let data = handle.availableData
+            guard let data = handle.availableData(within: deadline.timeIntervalSinceNow) else {
+                throw WaitTimedOut("no such line on standard error within \(Int(timeout)) s; last: \(buffer)")
+            }
             if data.isEmpty { throw LineClient.Failure("standard error closed; last: \(buffer)") }
             buffer += String(decoding: data, as: UTF8.self)
         }

@@ -1,5 +1,6 @@
 import ChorusTestSupport
 import Foundation
+import Testing
 
 /// One chromedriver process on a loopback port, speaking W3C WebDriver over plain HTTP.
 /// Several `Browser` sessions can share it; each session is its own Chromium with its own
@@ -34,8 +35,9 @@ final class ChromeDriver: @unchecked Sendable {
         // SIGKILL: a child of the test process inherits its blocked SIGTERM (the server's
         // signal thread takes signals that way), so chromedriver would never see one. Its
         // browsers go with their sessions, which each Browser deletes first.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        if !process.killAndWait() {
+            Issue.record("chromedriver did not end within 10 s of SIGKILL")
+        }
     }
 
     /// One WebDriver request; the reply's JSON object. A reply carrying a WebDriver error

@@ -86,16 +86,22 @@ final class ChorusRun {
         wait(onErrors: onErrors) { $0.contains(text) }
     }
 
-    /// Waits for the end (killing it after the safety timeout) and returns status and output.
-    func finish(timeout: Double = 30) -> (status: Int32, stdout: String, stderr: String) {
+    /// Waits for the end (SIGTERM after the safety timeout) and returns status and output.
+    /// One that outlives its SIGTERM by 10 s (a child may inherit SIGTERM blocked) is
+    /// killed, and the test fails.
+    func finish(timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation)
+        -> (status: Int32, stdout: String, stderr: String) {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        if !process.waitUntilExit(within: 10) {
+            Issue.record("\(process.commandLine) was still running 10 s after SIGTERM and was killed",
+                         sourceLocation: sourceLocation)
+        }
         // The reader threads stop at the pipes' end, once the last bytes are in.
         if outputPipe != nil { _ = stdout.waitForEnd(timeout: 10) }
         _ = stderr.waitForEnd(timeout: 10)
-        return (process.terminationStatus, stdout.text, stderr.text)
+        return (process.isRunning ? -1 : process.terminationStatus, stdout.text, stderr.text)
     }
 
     /// Runs chorus to the end.

@@ -147,8 +147,7 @@ struct CopyToPostgresTests {
         throws -> (status: Int32, stderr: String, stdout: String) {
         let daemon = try ChorusDaemon(["copy-to-postgres", "--data", data, "--postgres", database], in: folder.path)
         let (status, stderr) = daemon.finish()
-        let stdout = String(decoding: daemon.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (status, stderr, stdout)
+        return (status, stderr, daemon.remainingOutput())
     }
 
     @Test func aHouseholdMovesFromSQLiteWithPasswordsTokensIdsAndHistoryKept() throws {
@@ -206,8 +205,8 @@ struct CopyToPostgresTests {
 
         func expectRefused(_ arguments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
             let daemon = try ChorusDaemon(arguments, in: household.folder.path)
-            let (status, stderr) = daemon.finish()
-            let stdout = String(decoding: daemon.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let (status, stderr) = daemon.finish(sourceLocation: sourceLocation)
+            let stdout = daemon.remainingOutput(sourceLocation: sourceLocation)
             #expect(status == 2 && stderr.split(separator: "\n").count == 1, "\(status) \(stderr)", sourceLocation: sourceLocation)
             #expect(stderr.contains("data was moved to PostgreSQL host=127.0.0.1") && stderr.contains("delete data/MOVED")
                 && !stderr.contains(secret), "\(stderr)", sourceLocation: sourceLocation)

@@ -1,3 +1,4 @@
+import ChorusTestSupport
 import Foundation
 import Testing
 
@@ -32,7 +33,7 @@ import Testing
         #expect(lines.first?.contains("data folder data is in use by another chorusd (pid \(first.process.processIdentifier))") == true,
                 "\(second.stderr)")
         // Nothing else: the lock is taken before the certificate is looked at.
-        let said = String(decoding: starting.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = starting.remainingOutput()
         #expect(said.isEmpty, "standard output: \(said)")
         // The first still serves.
         let client = try TestClient(port: first.port, certificatePath: directory.path + "/certs/server.crt")

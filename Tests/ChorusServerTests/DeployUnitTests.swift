@@ -170,16 +170,7 @@ import Testing
 
     /// Runs a checking tool in `folder`: its exit status and what it said on either stream.
     static func run(_ tool: String, _ arguments: [String], in folder: String) throws -> (status: Int32, said: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, said)
+        let (status, said) = try ToolRun.run([tool] + arguments, in: folder)
+        return (status, said)
     }
 }

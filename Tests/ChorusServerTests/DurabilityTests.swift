@@ -1,6 +1,7 @@
 import ChorusClient
 import ChorusCrypto
 import ChorusSQLite
+import ChorusTestSupport
 import Foundation
 import Testing
 
@@ -38,7 +39,7 @@ import Testing
                       let object = try? JSONSerialization.jsonObject(with: reply) as? [String: Any] else { break }
                 if object["type"] as? String == "ok" { acknowledged.append("r\(round)-\(index)") }
             }
-            daemon.process.waitUntilExit()
+            try daemon.process.requireExit(within: 60)
             #expect(daemon.process.terminationReason == .uncaughtSignal)
 
             let database = try Database(path: directory.path + "/data/chorus.sqlite")

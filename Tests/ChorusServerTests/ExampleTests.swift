@@ -139,7 +139,7 @@ import ChorusTestSupport
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            process.waitUntilExit()
+            try process.requireExit(within: 60)
             return process.terminationStatus
         }
         #expect(try remind("Flat") == 0)
@@ -153,8 +153,7 @@ import ChorusTestSupport
     private func waitForLine(containing text: String, in pipe: Pipe, timeout: Double = 30) throws {
         let deadline = Date().addingTimeInterval(timeout)
         var seen = ""
-        while Date() < deadline {
-            let data = pipe.fileHandleForReading.availableData
+        while let data = pipe.fileHandleForReading.availableData(within: deadline.timeIntervalSinceNow) {
             if data.isEmpty { break }
             seen += String(decoding: data, as: UTF8.self)
             if seen.contains(text) { return }

@@ -167,7 +167,7 @@ import Testing
         store.resumeLoop()
 
         let lines = try linesUntilClosed(bob.client)
-        stopped.wait()
+        #expect(stopped.wait(timeout: .now() + 60) == .success, "the server did not finish shutting down")
         #expect(comesBefore("alice-first", "\"bye\"", in: lines), "bob got \(lines)")
     }
 

@@ -59,7 +59,7 @@ import ChorusTestSupport
 
         func stop() {
             daemon.process.terminate()
-            daemon.process.waitUntilExit()
+            daemon.process.expectExit(within: 60)
         }
     }
 
@@ -99,7 +99,7 @@ import ChorusTestSupport
         #expect(try admin.call("ADMIN STATS").contains { $0.contains("lines dropped") })
         #expect(daemon.process.isRunning)
         daemon.process.terminate()
-        daemon.process.waitUntilExit()
+        try daemon.process.requireExit(within: 60)
         #expect(daemon.process.terminationStatus == 0)
     }
 
@@ -119,7 +119,7 @@ import ChorusTestSupport
         process.standardError = errorPipe
         try process.run()
         errors.drain(errorPipe)
-        defer { if process.isRunning { process.terminate() }; process.waitUntilExit() }
+        defer { if process.isRunning { process.terminate() }; process.expectExit(within: 60) }
         let certificate = directory.path + "/certs/server.crt"
         // No listening line to wait for: try to connect until the server answers.
         var connected: TestClient?
@@ -157,7 +157,7 @@ import ChorusTestSupport
         #expect(try again.last("LOGIN user7 \"\(Self.password)\"").hasPrefix("OK logged in as user7"))
         #expect(try again.last("PING still") == "OK PONG still")
         daemon.process.terminate()
-        daemon.process.waitUntilExit()
+        try daemon.process.requireExit(within: 60)
     }
 
     /// A socket that never starts TLS, and a session that goes quiet: each is closed by its

@@ -14,8 +14,7 @@ struct PostgresStartupTests {
         let directory = try TemporaryDirectory()
         let daemon = try ChorusDaemon(arguments, in: directory.path, environment: environment)
         let (status, stderr) = daemon.finish()
-        let stdout = String(decoding: daemon.output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (status, stderr, stdout)
+        return (status, stderr, daemon.remainingOutput())
     }
 
     static func expectOneLineWithoutTheSecret(_ result: (status: Int32, stderr: String, stdout: String), naming parts: [String],

@@ -127,14 +127,7 @@ import ChorusTestSupport
         #expect(badRate.status == 2)
         #expect(badRate.stderr.contains("--register-rate must be a whole number in 1..."), "\(badRate.stderr)")
 
-        let help = Process()
-        help.executableURL = URL(fileURLWithPath: Self.chorusd)
-        help.arguments = ["--help"]
-        let output = Pipe()
-        help.standardOutput = output
-        try help.run()
-        let usage = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        help.waitUntilExit()
+        let usage = try ToolRun.run([Self.chorusd, "--help"], errors: false).output
         #expect(usage.contains("--registration MODE") && usage.contains("--register-rate N"), "\(usage)")
 
         let daemon = try Daemon(["--port", "0", "--scrypt-log-n", "10", "--registration", "invite", "--register-rate", "1",

@@ -1,3 +1,4 @@
+import ChorusTestSupport
 import Foundation
 import Testing
 
@@ -10,19 +11,11 @@ import Testing
     static let venv = package.appendingPathComponent(".build/sslyze-venv")
 
     /// Runs a command (found on PATH, or a full path), returning its status and combined
-    /// output; the web door tests run outside clients through it too.
+    /// output; the web door tests run outside clients through it too. One still running
+    /// after `timeout` seconds is killed and thrown.
     @discardableResult
     static func run(_ arguments: [String], timeout: Double = 600) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try ToolRun.run(["/usr/bin/env"] + arguments, timeout: timeout)
     }
 
     static func sslyze() throws -> String {

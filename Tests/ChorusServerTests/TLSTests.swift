@@ -57,7 +57,15 @@ import Testing
         var buffer = [UInt8](repeating: 0, count: 256)
         // The server answers with a TLS alert or just closes; either way the socket ends.
         var total = 0
+        let deadline = Date().addingTimeInterval(30)
         while true {
+            var watch = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&watch, 1, Int32(max(0, deadline.timeIntervalSinceNow) * 1000))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else {
+                Issue.record("the plaintext socket did not end within 30 s")
+                break
+            }
             let count = read(fd, &buffer, buffer.count)
             if count <= 0 { break }
             total += count

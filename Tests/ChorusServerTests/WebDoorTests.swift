@@ -1,6 +1,7 @@
 import ChorusClient
 import ChorusLocking
 import ChorusServer
+import ChorusTestSupport
 import Foundation
 import Testing
 
@@ -328,15 +329,16 @@ import Testing
         let handle = output.fileHandleForReading
         var seen = ""
         let deadline = Date().addingTimeInterval(30)
-        while !seen.contains("joined") && Date() < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
+        while !seen.contains("joined"), let chunk = handle.availableData(within: deadline.timeIntervalSinceNow), !chunk.isEmpty {
             seen += String(decoding: chunk, as: UTF8.self)
         }
         #expect(seen.contains("joined"), "\(seen)")
         #expect(try line.ok("SAY \(room) hello python")["type"] as? String == "ok")
-        process.waitUntilExit()
-        seen += String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        let ended = process.waitUntilExit(within: 60)
+        let rest = handle.readToEnd(within: 10)
+        seen += String(decoding: rest.data, as: UTF8.self)
+        try #require(ended, "the Python client did not end within 60 s and was killed: \(seen)")
+        #expect(rest.ended, "the Python client's output did not end within 10 s of the client: \(seen)")
         #expect(process.terminationStatus == 0, "\(seen)")
         #expect(seen.contains("heard hello python"), "\(seen)")
     }

@@ -8,14 +8,15 @@ import Testing
 /// a failing job keeping nothing, closing, and errors that arrive as thrown.
 @Suite struct StoreExecutorTests {
     /// Holds the executor's thread until released, so the next jobs queue up behind it.
-    private func block(_ executor: any StoreExecutor) -> DispatchSemaphore {
+    private func block(_ executor: any StoreExecutor) throws -> DispatchSemaphore {
         let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         executor.submit({ _ in
             started.signal()
-            release.wait()
+            // Bounded, so the executor still closes if the test gave up before releasing it.
+            _ = release.wait(timeout: .now() + 120)
         }, completion: { _ in })
-        started.wait()
+        try #require(started.wait(timeout: .now() + 60) == .success, "the holding job did not start")
         return release
     }
 
@@ -41,7 +42,7 @@ import Testing
     /// around it keep theirs and succeed.
     @Test(arguments: StoreEngine.all) func throwingJobKeepsNeighbours(_ engine: StoreEngine) throws {
         let store = try StoreFixture(engine)
-        let release = block(store.executor)
+        let release = try block(store.executor)
         let results = Collected<(Int, ChorusError?)>()
         let done = DispatchGroup()
         for n in 1...3 {

@@ -42,9 +42,10 @@ import Testing
         let release = DispatchSemaphore(value: 0)
         store.executor.submit({ _ in
             started.signal()
-            release.wait()
+            // Bounded, so the executor still closes if the test gave up before releasing it.
+            _ = release.wait(timeout: .now() + 120)
         }, completion: { _ in })
-        started.wait()
+        try #require(started.wait(timeout: .now() + 60) == .success, "the holding job did not start")
         let done = DispatchSemaphore(value: 0)
         for fails in [false, true, false] {
             store.executor.submit({ db in

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 
 /// A `chorusd` process with its standard output and error on pipes, as a user runs it.
 ///
@@ -74,12 +75,35 @@ public final class ChorusDaemon {
         return true
     }
 
-    /// Waits for the end; its exit status and all of standard error (which must not have
-    /// been handed to an `OutputCapture`).
-    public func finish() -> (status: Int32, stderr: String) {
-        process.waitUntilExit()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, text)
+    /// Waits up to `timeout` seconds for the end; its exit status and all of standard
+    /// error (which must not have been handed to an `OutputCapture`). A process still
+    /// running then is killed and the test fails, naming the command; so does a standard
+    /// error that does not end soon after.
+    public func finish(timeout: Double = 120, sourceLocation: SourceLocation = #_sourceLocation) -> (status: Int32, stderr: String) {
+        if !waitForExit(timeout: timeout) {
+            Issue.record("\(process.commandLine) did not end within \(Int(timeout)) s and was killed",
+                         sourceLocation: sourceLocation)
+            process.killAndWait()
+        }
+        let text = readToEnd(errors, what: "standard error", sourceLocation: sourceLocation)
+        return (process.isRunning ? -1 : process.terminationStatus, text)
+    }
+
+    /// The rest of standard output, once the process has ended (`finish`).
+    public func remainingOutput(sourceLocation: SourceLocation = #_sourceLocation) -> String {
+        readToEnd(output, what: "standard output", sourceLocation: sourceLocation)
+    }
+
+    /// Reads `pipe` to its end, for at most ten seconds: it ends when the process has, unless
+    /// something it started still holds it.
+    private func readToEnd(_ pipe: Pipe, what: String, sourceLocation: SourceLocation) -> String {
+        let (data, ended) = pipe.fileHandleForReading.readToEnd(within: 10)
+        let text = String(decoding: data, as: UTF8.self)
+        if !ended {
+            Issue.record("\(what) of \(process.commandLine) did not end within 10 s of the process; read: \(text)",
+                         sourceLocation: sourceLocation)
+        }
+        return text
     }
 
     deinit {

@@ -1,6 +1,7 @@
 import ChorusCrypto
 import ChorusTestSupport
 import Foundation
+import Testing
 
 /// A real SMTP server for a test: aiosmtpd in a Python process of its own on a free
 /// loopback port, with a fresh self-signed certificate (SAN localhost and 127.0.0.1)
@@ -93,10 +94,9 @@ public final class LocalSMTPServer {
     private func stop() {
         // SIGKILL: the test process's blocked signals are inherited, and a test server
         // has nothing to save.
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+        if !process.killAndWait() {
+            Issue.record("the aiosmtpd server (\(process.commandLine)) did not end within 10 s of SIGKILL")
         }
-        process.waitUntilExit()
     }
 
     /// Messages accepted so far, in order.

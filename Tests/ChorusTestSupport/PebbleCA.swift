@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 
 /// A real test ACME CA: Debian's `pebble`, with `pebble-challtestsrv` as its DNS server
 /// answering every name with 127.0.0.1 (its own challenge listeners off, so they cannot
@@ -93,8 +94,8 @@ public final class PebbleCA {
     /// order and root, as a CA that lost its state would.
     public func restart() throws {
         let dnsPort = Int(server.arguments?.last?.split(separator: ":").last ?? "") ?? 0
-        server.terminate()
-        server.waitUntilExit()
+        // SIGKILL, as in stop(): a SIGTERM may never be delivered.
+        guard server.killAndWait() else { throw Failure(description: "pebble did not end after SIGKILL") }
         server = Self.pebbleProcess(config: config, dnsPort: dnsPort)
         let pipe = Pipe()
         server.standardOutput = pipe
@@ -107,10 +108,9 @@ public final class PebbleCA {
     public func stop() {
         // SIGKILL, not terminate(): a child started from a test process inherits its blocked
         // signals (the in-process servers block SIGTERM for their signal pipe), so SIGTERM
-        // may never arrive and the wait below would never end. Pebble keeps nothing.
-        for process in [server, dns] where process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        // may never arrive. Pebble keeps nothing.
+        for process in [server, dns] where !process.killAndWait() {
+            Issue.record("\(process.commandLine) did not end within 10 s of SIGKILL")
         }
     }
 

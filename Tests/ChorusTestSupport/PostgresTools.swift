@@ -52,9 +52,9 @@ public struct PostgresTools: Sendable {
     }
 
     /// Runs `tool` to its end in `folder`; throws with its output when it fails.
-    public func run(_ tool: String, _ arguments: [String], in folder: String) throws {
+    public func run(_ tool: String, _ arguments: [String], in folder: String, timeout: Double = 180) throws {
         let (program, arguments) = commandLine(tool, arguments)
-        try Self.output(of: program, arguments, in: folder)
+        try Self.output(of: program, arguments, in: folder, timeout: timeout)
     }
 
     /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's
@@ -65,13 +65,16 @@ public struct PostgresTools: Sendable {
     }()
 
     /// Runs a program to its end and returns what it wrote (standard output and error).
+    /// One still running after `timeout` seconds (more than `pg_ctl -w -t 60` takes) is
+    /// killed, and that is thrown.
     ///
     /// posix_spawn and waitpid, not Foundation's Process: Process learns of the end
     /// through a descriptor the child inherits, and the server pg_ctl leaves running
     /// inherits it too, so waiting for `pg_ctl start` never returned. The output goes to a
     /// file for the same reason: the server must not hold a pipe of ours open.
     @discardableResult
-    public static func output(of program: String, _ arguments: [String], in folder: String? = nil) throws -> String {
+    public static func output(of program: String, _ arguments: [String], in folder: String? = nil,
+                              timeout: Double = 180) throws -> String {
         let outputPath = NSTemporaryDirectory() + "chorus-pg-output-" + UUID().uuidString
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -98,7 +101,20 @@ public struct PostgresTools: Sendable {
             throw CommandFailed(description: "cannot run \(program): errno \(spawned)")
         }
         var status: Int32 = 0
-        while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        let deadline = Date().addingTimeInterval(timeout)
+        var ended = false
+        while !ended && Date() < deadline {
+            let waited = waitpid(child, &status, WNOHANG)
+            if waited == child || (waited < 0 && errno != EINTR) { ended = true } else { usleep(10_000) }
+        }
+        if !ended {
+            // SIGKILL cannot be blocked, so the wait for the child after it is short.
+            kill(child, SIGKILL)
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            let said = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            throw CommandFailed(description: "\(([program] + arguments).joined(separator: " ")) did not end within "
+                + "\(Int(timeout)) s and was killed: \(said)")
+        }
         let said = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         // Exited normally (no signal) with status 0.
         guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {

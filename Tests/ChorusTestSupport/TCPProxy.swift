@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import Testing
 
 /// A TCP proxy on a loopback `FreePort` in front of `host:port` (a PostgreSQL server),
 /// for faults a test steers while clients stay connected through it:
@@ -103,7 +104,7 @@ private final class ProxyCore: @unchecked Sendable {
             let cut = Set(links.keys)
             for link in links.values { link.cut() }
             state.broadcast()
-            while !cut.isDisjoint(with: links.keys) { state.wait() }
+            waitLocked("the cut connections to close") { cut.isDisjoint(with: links.keys) }
         }
     }
 
@@ -111,7 +112,7 @@ private final class ProxyCore: @unchecked Sendable {
         state.locked {
             stalled = true
             for link in links.values { link.wake() }
-            while links.values.contains(where: { !$0.parked }) { state.wait() }
+            waitLocked("every connection to stall") { !links.values.contains(where: { !$0.parked }) }
         }
     }
 
@@ -122,7 +123,7 @@ private final class ProxyCore: @unchecked Sendable {
                 link.stalled = true
                 link.wake()
             }
-            while chosen.contains(where: { !$0.parked && !$0.isCut }) { state.wait() }
+            waitLocked("the chosen connections to stall") { !chosen.contains(where: { !$0.parked && !$0.isCut }) }
             return chosen.count
         }
     }
@@ -143,11 +144,33 @@ private final class ProxyCore: @unchecked Sendable {
         guard first else { return }
         var byte: UInt8 = 1
         _ = write(acceptWake.write, &byte, 1)
-        acceptEnded.wait()
+        guard acceptEnded.wait(timeout: .now() + Self.patience) == .success else {
+            // The accepting thread may still use the listener and the pipe: they stay open.
+            Issue.record("TCPProxy: the accepting thread did not end within \(Int(Self.patience)) s")
+            cut()
+            return
+        }
         cut()
         close(listener)
         close(acceptWake.read)
         close(acceptWake.write)
+    }
+
+    /// How long the connection threads get to act on a cut or stall. They never block
+    /// (their sockets are non-blocking and a wake-up pipe ends their poll), so this is only
+    /// a bound for a loaded machine.
+    private static let patience: Double = 30
+
+    /// With `state` locked: waits until `done` holds, for at most `patience` seconds;
+    /// records an issue naming `what` if it does not.
+    private func waitLocked(_ what: String, until done: () -> Bool) {
+        let deadline = Date().addingTimeInterval(Self.patience)
+        while !done() {
+            if !state.wait(until: deadline) && !done() {
+                Issue.record("TCPProxy: waited \(Int(Self.patience)) s for \(what)")
+                return
+            }
+        }
     }
 
     // MARK: - Threads
@@ -196,6 +219,8 @@ private final class ProxyCore: @unchecked Sendable {
         }
         loop: while true {
             let go: Bool = state.locked {
+                // No deadline: this waits for resume(), cut() or stop(), and the waits for
+                // this thread (cut, stall) have theirs.
                 while (stalled || link.stalled) && !link.isCut {
                     link.parked = true
                     state.broadcast()

@@ -6,32 +6,34 @@ import Glibc
 /// write end can leak into another test's long-lived child started at the same moment,
 /// and reading the pipe to its end would then wait for that child. The wait is bounded.
 public enum ToolRun {
-    public struct TimedOut: Error, CustomStringConvertible {
-        public let description: String
-    }
+    public typealias TimedOut = WaitTimedOut
 
-    public static func run(_ arguments: [String], timeout: Double = 60) throws -> (status: Int32, output: String) {
-        let folder = try TemporaryDirectory()
-        let outputPath = folder.path + "/output"
+    /// `folder`: the working directory (the test process's when nil). `input`: standard
+    /// input's text (from a file), or /dev/null when nil. `errors`: standard error goes
+    /// to the output too, or is left to the test process's when false.
+    public static func run(_ arguments: [String], in folder: String? = nil, input: String? = nil, errors: Bool = true,
+                           timeout: Double = 60) throws -> (status: Int32, output: String) {
+        let scratch = try TemporaryDirectory()
+        let outputPath = scratch.path + "/output"
         FileManager.default.createFile(atPath: outputPath, contents: nil)
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         defer { try? output.close() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
+        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw TimedOut(description: "\(arguments.joined(separator: " ")) did not end within \(Int(timeout)) s")
+        if errors { process.standardError = output }
+        if let input {
+            let inputPath = scratch.path + "/input"
+            try Data(input.utf8).write(to: URL(fileURLWithPath: inputPath))
+            process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inputPath))
+        } else {
+            process.standardInput = FileHandle.nullDevice
         }
-        process.waitUntilExit()
-        let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        try process.run()
+        try process.requireExit(within: timeout)
+        let text = String(decoding: FileManager.default.contents(atPath: outputPath) ?? Data(), as: UTF8.self)
         return (process.terminationStatus, text)
     }
 }
