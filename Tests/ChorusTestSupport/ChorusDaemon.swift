@@ -40,20 +40,12 @@ public final class ChorusDaemon {
     /// false if the process ended (or `timeout` passed) first.
     public func waitUntilListening(timeout: Double = 120) throws -> Bool {
         var buffer = ""
-        let descriptor = output.fileHandleForReading.fileDescriptor
         let deadline = Date().addingTimeInterval(timeout)
-        var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { return false }
-            var watch = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&watch, 1, Int32(min(left, 1) * 1000))
-            if ready < 0 && errno == EINTR { continue }
-            if ready <= 0 { continue }
-            let count = read(descriptor, &chunk, chunk.count)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 { return false }
-            buffer += String(decoding: chunk[0..<count], as: UTF8.self)
+            // nil: nothing more in time; empty: the process closed its output.
+            guard let chunk = output.fileHandleForReading.availableData(within: deadline.timeIntervalSinceNow),
+                  !chunk.isEmpty else { return false }
+            buffer += String(decoding: chunk, as: UTF8.self)
             stdoutLines = buffer.split(separator: "\n").map(String.init)
             if let line = stdoutLines.first(where: { $0.contains("listening on ") }),
                let portText = line.split(separator: ":").last, let port = Int(portText) {
