@@ -166,9 +166,18 @@ final class PostgresBatchRunner {
         }
     }
 
-    /// Connects again when the connection broke; the error to fail the batch with if it cannot.
+    /// Connects again when the connection broke, or configures it when a reconnect got no
+    /// further than connecting; the error to fail the batch with if it cannot.
     private func reconnectIfNeeded() -> StoreError? {
-        guard !connection.isConnected else { return nil }
+        if connection.isConnected {
+            guard connection.recoveryMark == nil else { return nil }
+            do {
+                try PostgresSession.configure(connection)
+                return nil
+            } catch {
+                return StoreError(.unavailable, message: "cannot set up the PostgreSQL session: \((error as? PostgresError)?.message ?? "\(error)")")
+            }
+        }
         if let failed = lastFailedReconnect, Date().timeIntervalSince(failed) < Self.reconnectPause {
             return StoreError(.unavailable, message: "PostgreSQL is unreachable (reconnecting)", cause: "unreachable")
         }
@@ -243,7 +252,7 @@ final class PostgresBatchRunner {
                 ?? connection.query("SELECT pg_current_xact_id_if_assigned()::text").firstRow().string(0)
             let ids = store.batch.finalIDs
             let transaction = xid.map {
-                PostgresCommitSettlement.Transaction(xid: $0, backend: connection.backendPID, serverStart: connection.serverStart,
+                PostgresCommitSettlement.Transaction(xid: $0, backend: connection.backendPID, recoveryMark: connection.recoveryMark,
                                                      eventIDs: store.batch.finals, node: store.node)
             }
             let committing = DispatchTime.now().uptimeNanoseconds

@@ -7,17 +7,19 @@ import Foundation
 /// Unless the server crashed meanwhile. Transaction ids are not logged as they are handed
 /// out, so a server recovering from a crash hands out again every id whose records never
 /// reached the disk: a lost transaction's id then soon names another one, and
-/// `pg_xact_status` answers for that one ("committed"). So after a restart a "committed"
-/// is believed only when the transaction's own rows are there: the events it stored, under
-/// its ids and its node's name (no other batch of the node commits while one is held).
+/// `pg_xact_status` answers for that one ("committed"). So "committed" is believed only
+/// when the transaction's own rows are there: the events it stored, under its ids and its
+/// node's name (ids are unique, and no other batch of the node commits while one is held).
+/// A transaction that stored no event is believed only if the server has not recovered
+/// from a crash since it ran (`PostgresConnection.recoveryMark`); else it cannot be told.
 public enum PostgresCommitSettlement {
     public enum Outcome: Sendable, Equatable {
         case committed
         case aborted
         /// The server could not be asked, or does not remember (`why`).
         case unknown(String)
-        /// The server restarted and the transaction stored no event to look for: asking
-        /// again cannot tell (`why`).
+        /// The server recovered from a crash and the transaction stored no event to look
+        /// for: asking again cannot tell (`why`).
         case unknowable(String)
     }
 
@@ -26,16 +28,17 @@ public enum PostgresCommitSettlement {
         public let xid: String
         /// The server process that ran it, ended if it still does (`settle`).
         public let backend: Int32
-        /// `pg_postmaster_start_time()` of the server it ran on; nil if never read.
-        public let serverStart: String?
+        /// The recovery mark of the server it ran on (`PostgresConnection.recoveryMark`);
+        /// nil if never read.
+        public let recoveryMark: String?
         /// The ids of the events it stored, and its node's name, which they carry.
         public let eventIDs: [Int64]
         public let node: String
 
-        public init(xid: String, backend: Int32, serverStart: String?, eventIDs: [Int64] = [], node: String = "") {
+        public init(xid: String, backend: Int32, recoveryMark: String?, eventIDs: [Int64] = [], node: String = "") {
             self.xid = xid
             self.backend = backend
-            self.serverStart = serverStart
+            self.recoveryMark = recoveryMark
             self.eventIDs = eventIDs
             self.node = node
         }
@@ -57,11 +60,10 @@ public enum PostgresCommitSettlement {
         while true {
             do {
                 if !connection.isConnected { try connection.reset() }
-                if connection.serverStart == nil { try PostgresSession.configure(connection) }
+                if connection.recoveryMark == nil { try PostgresSession.configure(connection) }
                 switch try status(ofTransaction: xid, on: connection) {
                 case "committed":
-                    guard connection.serverStart != transaction.serverStart else { return .committed }
-                    return try committedAfterRestart(transaction, on: connection)
+                    return try committed(transaction, on: connection)
                 case "aborted": return .aborted
                 case "in progress":
                     if !terminated {
@@ -89,16 +91,25 @@ public enum PostgresCommitSettlement {
         }
     }
 
-    /// "committed" said by a server that restarted since the transaction ran: true only if
-    /// its events are stored as it stored them; without events there is nothing to check.
-    private static func committedAfterRestart(_ transaction: Transaction, on connection: PostgresConnection) throws -> Outcome {
+    /// What a "committed" from `pg_xact_status` means for `transaction`: committed if its
+    /// events are stored as it stored them; without events, if the server has not
+    /// recovered from a crash since (its recovery mark is the same).
+    private static func committed(_ transaction: Transaction, on connection: PostgresConnection) throws -> Outcome {
         guard !transaction.eventIDs.isEmpty else {
-            return .unknowable("PostgreSQL restarted, and transaction \(transaction.xid) stored no event to look for")
+            if let mark = transaction.recoveryMark, mark == connection.recoveryMark { return .committed }
+            return .unknowable("PostgreSQL may have recovered from a crash since, and transaction \(transaction.xid) "
+                + "stored no event to look for")
         }
         let found = try connection.query("SELECT count(*) FROM events WHERE id = ANY($1::bigint[]) AND node = $2",
                                          [.array(transaction.eventIDs.map { String($0) }), .text(transaction.node)])
             .firstRow().int64(0)
         return found == Int64(transaction.eventIDs.count) ? .committed : .aborted
+    }
+
+    /// The server's recovery mark now (what `PostgresSession.configure` notes for each
+    /// connection), for a `Transaction` made by hand.
+    public static func recoveryMark(on connection: PostgresConnection) throws -> String? {
+        try connection.query("SELECT " + PostgresSession.recoveryMark).firstRow().string(0)
     }
 
     /// `pg_xact_status(xid)`: "committed", "aborted", "in progress", or nil for an id too

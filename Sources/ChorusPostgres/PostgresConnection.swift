@@ -79,9 +79,9 @@ public final class PostgresConnection {
     /// The server's version as a number, 150018 for 15.18.
     public var serverVersion: Int { handle.map { Int(PQserverVersion($0)) } ?? 0 }
 
-    /// When the server this session talks to started (`pg_postmaster_start_time()`), as
-    /// `PostgresSession.configure` read it; nil until then and after each `reset()`.
-    var serverStart: String?
+    /// What changes whenever the server recovers from a crash, as `PostgresSession.configure`
+    /// read it; nil until then and after each `reset()`.
+    var recoveryMark: String?
 
     /// Whether a transaction is open, and whether a statement in it failed.
     var transactionStatus: PGTransactionStatusType { handle.map { PQtransactionStatus($0) } ?? PQTRANS_UNKNOWN }
@@ -91,7 +91,7 @@ public final class PostgresConnection {
         let connection = try liveHandle(allowBroken: true)
         PQreset(connection)
         preparedNames = [:]
-        serverStart = nil
+        recoveryMark = nil
         guard PQstatus(connection) == CONNECTION_OK else {
             throw error(doing: "reconnecting", result: nil)
         }

@@ -9,12 +9,22 @@ enum PostgresSession {
     /// costs one batch a 503, never data.
     static let idleInTransactionTimeout = "2s"
 
-    /// Also notes when the server started (`PostgresConnection.serverStart`), in the same
-    /// round trip: a COMMIT's settlement must know whether the server restarted since.
+    /// Also notes the server's recovery mark (`PostgresConnection.recoveryMark`), in the
+    /// same round trip: a COMMIT's settlement must know whether the server has recovered
+    /// from a crash since. The mark is when the shared statistics were last reset, which
+    /// PostgreSQL does at every crash recovery, of the whole server or, after one backend
+    /// died, in place (the postmaster's start time stays then), and not at a clean
+    /// restart; as seconds, so no session's TimeZone or DateStyle changes its text. A
+    /// server that never set it gives its start time instead.
     static func configure(_ connection: PostgresConnection) throws {
-        let row = try connection.query("""
-            SELECT set_config('idle_in_transaction_session_timeout', $1, false), pg_postmaster_start_time()::text
-            """, [.text(idleInTransactionTimeout)]).firstRow()
-        connection.serverStart = row.string(1)
+        let row = try connection.query("SELECT set_config('idle_in_transaction_session_timeout', $1, false), \(recoveryMark)",
+                                       [.text(idleInTransactionTimeout)]).firstRow()
+        connection.recoveryMark = row.string(1)
     }
+
+    /// The expression of the recovery mark.
+    static let recoveryMark = """
+        coalesce((SELECT extract(epoch FROM stats_reset) FROM pg_stat_bgwriter),
+                 extract(epoch FROM pg_postmaster_start_time()))::text
+        """
 }

@@ -202,9 +202,9 @@ struct PostgresQueueFaultTests {
         try db.execute("INSERT INTO t VALUES (1)")
         let committed = try #require(try db.query("SELECT pg_current_xact_id()::text").row(0).string(0))
         try db.execute("COMMIT")
-        let started = try #require(try db.query("SELECT pg_postmaster_start_time()::text").row(0).string(0))
+        let mark = try PostgresCommitSettlement.recoveryMark(on: db)
         func transaction(_ xid: String, backend: Int32 = 0) -> PostgresCommitSettlement.Transaction {
-            PostgresCommitSettlement.Transaction(xid: xid, backend: backend, serverStart: started)
+            PostgresCommitSettlement.Transaction(xid: xid, backend: backend, recoveryMark: mark)
         }
         #expect(PostgresCommitSettlement.settle(transaction(committed), on: db) == .committed)
         // An id the server never handed out (as after a crash lost the COMMIT record):
@@ -223,24 +223,29 @@ struct PostgresQueueFaultTests {
         #expect(try db.query("SELECT count(*) FROM t").row(0).int64(0) == 1)
     }
 
+    /// How a test crashes its own PostgreSQL: the whole server (`pg_ctl stop -m immediate`,
+    /// then start), or one backend SIGKILLed, after which the postmaster, still running,
+    /// ends every session and recovers in place.
+    enum Crash: String, CaseIterable, Sendable {
+        case server, backend
+    }
+
     /// After a crash, PostgreSQL hands out again the ids of transactions whose records never
     /// reached the disk, so a lost transaction's id soon names another that committed. The
-    /// settlement believes "committed" from a restarted server only when the transaction's
-    /// events are there under its node's name; one that stored no events cannot be told.
-    /// A server of the test's own, crashed with `pg_ctl stop -m immediate`.
-    @Test func aCrashedServerReusingALostTransactionsIdIsNotBelieved() throws {
+    /// settlement believes "committed" only when the transaction's events are there under
+    /// its node's name (another node's rows under the same ids do not count); one that
+    /// stored no events cannot be told once the server has recovered.
+    @Test(arguments: Crash.allCases)
+    func aCrashedServerReusingALostTransactionsIdIsNotBelieved(_ crash: Crash) throws {
         let server = try ThrowawayPostgres()
         let conninfo = try server.makeDatabase()
         let setup = try PostgresConnection(conninfo)
         try setup.execute("CREATE TABLE events (id bigint PRIMARY KEY, node text)")
         try setup.execute("CREATE TABLE other (n bigint)")
-        func startOf(_ connection: PostgresConnection) throws -> String? {
-            try connection.query("SELECT pg_postmaster_start_time()::text").row(0).string(0)
-        }
         // One transaction commits its event; two are left open, one with events, one without.
         let stored = try PostgresConnection(conninfo), lost = try PostgresConnection(conninfo)
         let eventless = try PostgresConnection(conninfo)
-        let before = try startOf(setup)
+        let before = try PostgresCommitSettlement.recoveryMark(on: setup)
         func begin(_ connection: PostgresConnection, _ statement: String) throws -> String {
             try connection.execute("BEGIN")
             try connection.execute(statement)
@@ -251,32 +256,62 @@ struct PostgresQueueFaultTests {
         let lostXID = try begin(lost, "INSERT INTO events VALUES (2, 'a'), (3, 'a')")
         let eventlessXID = try begin(eventless, "INSERT INTO other VALUES (1)")
 
-        server.stop(mode: "immediate")
-        try server.start()
-        let after = try PostgresConnection(conninfo)
-        #expect(try startOf(after) != before)
-        // Other sessions commit after the restart until the lost ids are handed out again
-        // (till then PostgreSQL calls them "in the future").
+        switch crash {
+        case .server:
+            server.stop(mode: "immediate")
+            try server.start()
+        case .backend:
+            kill(eventless.backendPID, SIGKILL)
+        }
+        // Until the server has recovered, connecting is refused.
+        var after: PostgresConnection?
+        let deadline = Date().addingTimeInterval(60)
+        while after == nil && Date() < deadline {
+            after = try? PostgresConnection(conninfo)
+            if after == nil { usleep(100_000) }
+        }
+        let again = try #require(after, "PostgreSQL did not come back")
+        #expect(try PostgresCommitSettlement.recoveryMark(on: again) != before)
+        // Another node takes the lost event ids, and commits go on until the lost
+        // transaction ids are handed out again (till then PostgreSQL calls them "in the future").
+        try again.execute("INSERT INTO events VALUES (2, 'b'), (3, 'b')")
         var rounds = 0
-        while (try? PostgresCommitSettlement.status(ofTransaction: eventlessXID, on: after)) != "committed" && rounds < 100 {
-            try after.execute("INSERT INTO events VALUES (\(100 + rounds), 'b')")
+        while (try? PostgresCommitSettlement.status(ofTransaction: eventlessXID, on: again)) != "committed" && rounds < 100 {
+            try again.execute("INSERT INTO other VALUES (\(rounds))")
             rounds += 1
         }
-        #expect(try PostgresCommitSettlement.status(ofTransaction: lostXID, on: after) == "committed",
+        #expect(try PostgresCommitSettlement.status(ofTransaction: lostXID, on: again) == "committed",
                 "the lost transaction's id was handed out again and committed")
-        #expect(try after.query("SELECT count(*) FROM events WHERE id IN (2, 3)").row(0).int64(0) == 0)
 
         let settler = try PostgresConnection(conninfo)
         func settle(_ xid: String, _ ids: [Int64]) -> PostgresCommitSettlement.Outcome {
-            PostgresCommitSettlement.settle(.init(xid: xid, backend: 0, serverStart: before, eventIDs: ids, node: "a"),
+            PostgresCommitSettlement.settle(.init(xid: xid, backend: 0, recoveryMark: before, eventIDs: ids, node: "a"),
                                             on: settler, patience: 1)
         }
         #expect(settle(lostXID, [2, 3]) == .aborted)
         #expect(settle(storedXID, [1]) == .committed)
         guard case .unknowable = settle(eventlessXID, []) else {
-            Issue.record("a transaction without events is taken as settled after a restart")
+            Issue.record("a transaction without events is taken as settled after a crash")
             return
         }
+    }
+
+    /// Without a crash, a transaction that stored no events is believed on its id alone,
+    /// after a clean restart too (PostgreSQL then keeps every id it handed out).
+    @Test func aCleanRestartKeepsAnEventlessCommitBelieved() throws {
+        let server = try ThrowawayPostgres()
+        let conninfo = try server.makeDatabase()
+        let db = try PostgresConnection(conninfo)
+        try db.execute("CREATE TABLE other (n bigint)")
+        try db.execute("BEGIN")
+        try db.execute("INSERT INTO other VALUES (1)")
+        let xid = try #require(try db.query("SELECT pg_current_xact_id()::text").row(0).string(0))
+        try db.execute("COMMIT")
+        let mark = try PostgresCommitSettlement.recoveryMark(on: db)
+        server.stop(mode: "fast")
+        try server.start()
+        let settler = try PostgresConnection(conninfo)
+        #expect(PostgresCommitSettlement.settle(.init(xid: xid, backend: 0, recoveryMark: mark), on: settler) == .committed)
     }
 
     /// A job that catches a failed statement and carries on is told it failed (PostgreSQL
