@@ -22,8 +22,9 @@ func exitAfterFlushing(_ status: Int32) -> Never {
     _exit(status)
 }
 
-/// How long a shutdown may take before chorusd exits anyway (deploy/*.service give 15 s).
-let shutdownLimit: TimeInterval = 12
+/// How long a shutdown may take before chorusd exits anyway: with the log's flush (up to
+/// 2 s each for standard output and error), within the 15 s deploy/*.service give.
+let shutdownLimit: TimeInterval = 10
 
 /// The exit status for a store that could not be reached at start: EX_TEMPFAIL, "try
 /// again later", which the cluster unit restarts on (CONTRACT §12).
@@ -159,13 +160,15 @@ func serve(_ configuration: ServerConfiguration, store: StoreChoice) {
     }
     // A send or a database that does not answer must not keep the process: past the
     // limit it exits anyway. What was acknowledged is stored; sends in flight are leased
-    // rows another start sends. Below the units' TimeoutStopSec, so this line is logged.
+    // rows another start sends. With its flush, within the units' TimeoutStopSec.
+    let shutDownReturned = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
-        Thread.sleep(forTimeInterval: shutdownLimit)
+        guard shutDownReturned.wait(timeout: .now() + shutdownLimit) == .timedOut else { return }
         Log.warn("shutdown did not finish in time; exiting, what is still in flight abandoned", ["seconds": Int(shutdownLimit)])
         exitAfterFlushing(0)
     }
     server.shutDown()
+    shutDownReturned.signal()
     Log.info("stopped cleanly")
     // Sessions, listener and database are closed; the log's last lines go out first.
     exitAfterFlushing(0)
