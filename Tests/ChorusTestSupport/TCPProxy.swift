@@ -101,10 +101,13 @@ private final class ProxyCore: @unchecked Sendable {
 
     func cut() {
         state.locked {
-            let cut = Set(links.keys)
-            for link in links.values { link.cut() }
+            // The links themselves, not their keys: a link accepted after the cut may be
+            // allocated where a closed one was, and take its ObjectIdentifier; waiting on
+            // keys then waited for a connection that was never cut.
+            let cut = Array(links.values)
+            for link in cut { link.cut() }
             state.broadcast()
-            waitLocked("the cut connections to close") { cut.isDisjoint(with: links.keys) }
+            waitLocked("the cut connections to close") { cut.allSatisfy(\.isClosed) }
         }
     }
 
@@ -360,7 +363,8 @@ private final class ProxyLink: @unchecked Sendable {
     var stalled = false
     var applicationName: String?
     private(set) var isCut = false
-    private var closed = false
+    /// Its sockets are closed: its thread has ended (guarded by the proxy's lock).
+    private(set) var isClosed = false
 
     init(client: Int32, server: Int32) {
         self.client = client
@@ -379,7 +383,7 @@ private final class ProxyLink: @unchecked Sendable {
     /// the thread's poll; the thread closes the descriptors).
     func cut() {
         isCut = true
-        guard !closed else { return }
+        guard !isClosed else { return }
         shutdown(client, Int32(SHUT_RDWR))
         shutdown(server, Int32(SHUT_RDWR))
         wake()
@@ -397,8 +401,8 @@ private final class ProxyLink: @unchecked Sendable {
 
     /// With the proxy's lock held (or before the link is shared).
     func closeSockets() {
-        guard !closed else { return }
-        closed = true
+        guard !isClosed else { return }
+        isClosed = true
         isCut = true
         for fd in [client, server, wakeRead, wakeWrite] where fd >= 0 { close(fd) }
     }
