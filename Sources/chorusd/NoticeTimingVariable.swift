@@ -11,7 +11,7 @@ enum NoticeTimingVariable {
             return .standard
         }
         guard parts[1] >= 1, parts[0] <= 3600, parts[1] <= 86_400 else {
-            throw StartupError("\(name): POLL must be at most 3600 s and LEASE from 1 s to 86400 s")
+            throw StartupError("\(name): POLL must be at most 3600 s and LEASE from 1 s to 86400 s, not \(environment[name] ?? "")")
         }
         return NoticeTiming(poll: parts[0], lease: parts[1])
     }
