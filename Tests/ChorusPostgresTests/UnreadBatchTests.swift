@@ -37,6 +37,7 @@ struct UnreadBatchTests {
             try #require(started.wait(timeout: .now() + 60) == .success, "the holding job did not start")
         }
         let met = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
+        let read = [DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)]
         let failures = Locked<[String]>([])
         let done = DispatchGroup()
         func submit(_ queue: PostgresQueue, _ what: String, _ job: @escaping @Sendable (any Store) throws -> Void) {
@@ -61,6 +62,12 @@ struct UnreadBatchTests {
             }
             submit(queue, "\(index) second") { try say($0, second) }
             submit(queue, "\(index) reads") { db in _ = try db.setReadMarker(user: reader, room: room, event: try db.lastEventID()) }
+            // Neither commits before the other has read: a batch that committed first had its
+            // lines counted as read by the other's READ ([3, 2, 2], once in a loaded full run).
+            submit(queue, "\(index) waits for the other's read") { _ in
+                read[index].signal()
+                _ = read[1 - index].wait(timeout: .now() + 20)
+            }
         }
         release.signal()
         release.signal()
