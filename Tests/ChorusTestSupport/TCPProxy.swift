@@ -314,11 +314,29 @@ private final class ProxyCore: @unchecked Sendable {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else {
-            close(fd)
-            return nil
+        // A signal (a child process ending, in a test process that starts many) can cut a
+        // blocking connect short with EINTR while the connection goes on: wait for it then.
+        if connected != 0 {
+            guard errno == EINTR, finishConnecting(fd) else {
+                close(fd)
+                return nil
+            }
         }
         return fd
+    }
+
+    /// Waits up to 10 s for a connect that a signal interrupted; whether it succeeded.
+    private static func finishConnecting(_ fd: Int32) -> Bool {
+        var watch = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let ready = poll(&watch, 1, 100)
+            if ready > 0 { break }
+            if (ready < 0 && errno != EINTR) || Date() >= deadline { return false }
+        }
+        var failure: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 && failure == 0
     }
 
     private static func loopback(port: Int) -> sockaddr_in {
