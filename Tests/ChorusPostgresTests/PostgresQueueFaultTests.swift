@@ -198,9 +198,7 @@ struct PostgresQueueFaultTests {
         let db = try PostgresConnection(conninfo)
         let former = try PostgresConnection(conninfo)
         try db.execute("CREATE TABLE t (n bigint)")
-        try db.execute("BEGIN")
-        try db.execute("INSERT INTO t VALUES (1)")
-        let committed = try #require(try db.query("SELECT pg_current_xact_id()::text").row(0).string(0))
+        let committed = try Self.begin(db, "INSERT INTO t VALUES (1)")
         try db.execute("COMMIT")
         let mark = try PostgresCommitSettlement.recoveryMark(on: db)
         func transaction(_ xid: String, backend: Int32 = 0) -> PostgresCommitSettlement.Transaction {
@@ -212,15 +210,20 @@ struct PostgresQueueFaultTests {
         let future = String(try #require(Int64(committed)) + 1_000_000)
         #expect(PostgresCommitSettlement.settle(transaction(future), on: db, patience: 1) == .aborted)
 
-        try former.execute("BEGIN")
-        try former.execute("INSERT INTO t VALUES (2)")
-        let open = try #require(try former.query("SELECT pg_current_xact_id()::text").row(0).string(0))
+        let open = try Self.begin(former, "INSERT INTO t VALUES (2)")
         let admin = try PostgresConnection(conninfo)
         _ = try admin.query("SELECT pg_terminate_backend($1::int)", [.int(Int64(db.backendPID))])
         #expect(PostgresCommitSettlement.settle(transaction(open, backend: former.backendPID), on: db) == .aborted)
         #expect(db.isConnected, "reconnected to ask")
         #expect(throws: PostgresError.self) { try former.execute("COMMIT") }
         #expect(try db.query("SELECT count(*) FROM t").row(0).int64(0) == 1)
+    }
+
+    /// Opens a transaction on `connection`, runs `statement` in it, and returns its id.
+    static func begin(_ connection: PostgresConnection, _ statement: String) throws -> String {
+        try connection.execute("BEGIN")
+        try connection.execute(statement)
+        return try #require(try connection.query("SELECT pg_current_xact_id()::text").row(0).string(0))
     }
 
     /// After a crash, PostgreSQL hands out again the ids of transactions whose records never
@@ -242,15 +245,10 @@ struct PostgresQueueFaultTests {
         let stored = try PostgresConnection(conninfo), lost = try PostgresConnection(conninfo)
         let eventless = try PostgresConnection(conninfo)
         let before = try PostgresCommitSettlement.recoveryMark(on: setup)
-        func begin(_ connection: PostgresConnection, _ statement: String) throws -> String {
-            try connection.execute("BEGIN")
-            try connection.execute(statement)
-            return try #require(try connection.query("SELECT pg_current_xact_id()::text").row(0).string(0))
-        }
-        let storedXID = try begin(stored, "INSERT INTO events VALUES (1, 'a')")
+        let storedXID = try Self.begin(stored, "INSERT INTO events VALUES (1, 'a')")
         try stored.execute("COMMIT")
-        let lostXID = try begin(lost, "INSERT INTO events VALUES (2, 'a'), (3, 'a')")
-        let eventlessXID = try begin(eventless, "INSERT INTO other VALUES (1)")
+        let lostXID = try Self.begin(lost, "INSERT INTO events VALUES (2, 'a'), (3, 'a')")
+        let eventlessXID = try Self.begin(eventless, "INSERT INTO other VALUES (1)")
 
         server.stop(mode: "immediate")
         try server.start()
@@ -287,9 +285,7 @@ struct PostgresQueueFaultTests {
         let conninfo = try server.makeDatabase()
         let db = try PostgresConnection(conninfo)
         try db.execute("CREATE TABLE other (n bigint)")
-        try db.execute("BEGIN")
-        try db.execute("INSERT INTO other VALUES (1)")
-        let xid = try #require(try db.query("SELECT pg_current_xact_id()::text").row(0).string(0))
+        let xid = try Self.begin(db, "INSERT INTO other VALUES (1)")
         try db.execute("COMMIT")
         let mark = try PostgresCommitSettlement.recoveryMark(on: db)
         server.stop(mode: "fast")
